@@ -1,0 +1,34 @@
+# One virtual environment at .venv serves the app, the tests and the benchmarks.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export QT_QPA_PLATFORM ?= offscreen
+
+.PHONY: setup run test lint check bench screenshots package clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: QT_QPA_PLATFORM =
+run: setup
+	$(VENV)/bin/calculon
+
+lint: setup
+	$(VENV)/bin/ruff check app tests bench
+	$(VENV)/bin/ruff format --check app tests bench
+	$(VENV)/bin/mypy
+
+test: lint
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

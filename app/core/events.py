@@ -1,0 +1,189 @@
+"""Typed engine events.
+
+Every event is a small frozen dataclass that serialises to a JSON object with a
+``kind`` field, so a run can be stored, exported and replayed. The engine emits
+them; the window, the CLI and the trace store only consume them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+EventSink = Callable[["Event"], None]
+
+_KINDS: dict[str, type[Event]] = {}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of all engine events; ``turn_id`` is empty for events outside a turn."""
+
+    kind: ClassVar[str] = "event"
+    turn_id: str = ""
+    ts: float = dataclasses.field(default_factory=time.time)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _KINDS[cls.kind] = cls
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {"kind": self.kind, **data}
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    """Rebuild an event from :meth:`Event.to_dict` output."""
+    cls = _KINDS[data["kind"]]
+    names = {f.name for f in dataclasses.fields(cls)}
+    values = {k: _tupled(v) for k, v in data.items() if k in names}
+    return cls(**values)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _tupled(value: Any) -> Any:
+    # Sequences come back as tuples so a round-tripped event equals the original.
+    if isinstance(value, list):
+        return tuple(_tupled(v) for v in value)
+    return value
+
+
+# --- turn lifecycle ---------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TurnStarted(Event):
+    kind: ClassVar[str] = "turn_started"
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class StepStarted(Event):
+    """A model step begins; ``offered`` lists (tool name, relevance score) as offered to the model."""
+
+    kind: ClassVar[str] = "step_started"
+    step: int
+    offered: tuple[tuple[str, float], ...] = ()
+    selected: bool = False  # True when retrieval chose a subset rather than every tool
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TextDelta(Event):
+    kind: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ThoughtDelta(Event):
+    kind: ClassVar[str] = "thought_delta"
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class StepFinished(Event):
+    kind: ClassVar[str] = "step_finished"
+    step: int
+    tokens: int = 0
+    duration_ms: float = 0.0
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens / (self.duration_ms / 1000) if self.duration_ms > 0 else 0.0
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolCallStarted(Event):
+    kind: ClassVar[str] = "tool_call_started"
+    call_id: str
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolCallFinished(Event):
+    kind: ClassVar[str] = "tool_call_finished"
+    call_id: str
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    result: str
+    is_error: bool
+    duration_ms: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CheckFinished(Event):
+    """The Calculon provenance check ran on a candidate answer."""
+
+    kind: ClassVar[str] = "check_finished"
+    attempt: int
+    verified: bool
+    unbacked: tuple[str, ...] = ()
+    will_reask: bool = False
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AnswerReady(Event):
+    """The final answer; ``verified`` is None when Calculon mode is off."""
+
+    kind: ClassVar[str] = "answer_ready"
+    text: str
+    verified: bool | None = None
+    unbacked: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Notice(Event):
+    """Something the user should know that is not an error (history trimmed, retrying...)."""
+
+    kind: ClassVar[str] = "notice"
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TurnError(Event):
+    kind: ClassVar[str] = "turn_error"
+    message: str
+    category: str = "error"  # auth, quota, network, model, context, tool, cancelled, error
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TurnFinished(Event):
+    kind: ClassVar[str] = "turn_finished"
+    cancelled: bool = False
+    failed: bool = False
+    duration_ms: float = 0.0
+
+
+# --- outside a turn ---------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ModelLoading(Event):
+    """Model load progress in [0, 1]; ``done`` with an ``error`` when loading failed."""
+
+    kind: ClassVar[str] = "model_loading"
+    progress: float
+    message: str = ""
+    done: bool = False
+    error: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServerStateChanged(Event):
+    kind: ClassVar[str] = "server_state"
+    server: str
+    state: str  # starting, ready, crashed, restarting, stopped, failed, disabled
+    pid: int | None = None
+    tool_count: int = 0
+    last_error: str = ""

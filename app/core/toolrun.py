@@ -1,0 +1,84 @@
+"""Running one model-requested tool call: validate, approve, call, time it.
+
+Malformed arguments and unknown tools never reach a server: they come back to
+the model as an error result it can correct, and to the trace as a failed call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+
+from app.core.tools import ApprovalPolicy, ToolInfo, ToolProvider, ToolResult
+from app.llm.base import ToolCall
+
+
+@dataclasses.dataclass(frozen=True)
+class CallRecord:
+    """One finished call, in the shape ``calculon ask --json`` reports."""
+
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    result: str
+    is_error: bool
+    ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "arguments": dict(self.arguments), "ms": round(self.ms, 2)}
+
+
+def schema_error(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
+    """A readable reason why ``arguments`` do not fit ``schema``, or None."""
+    try:
+        validator_cls = jsonschema.validators.validator_for(schema)
+        error = jsonschema.exceptions.best_match(validator_cls(schema).iter_errors(dict(arguments)))
+    except jsonschema.exceptions.SchemaError:
+        return None  # a server's broken schema is its problem; let the server judge the call
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+class ToolRunner:
+    def __init__(self, provider: ToolProvider, approve: ApprovalPolicy | None = None):
+        self.provider = provider
+        self.approve = approve
+
+    def identify(self, call: ToolCall) -> tuple[str, str]:
+        """(server, tool) for the trace; unknown tools are reported under '?'."""
+        info = self.provider.resolve(call.name)
+        return (info.server, info.tool) if info else ("?", call.name)
+
+    async def run(self, call: ToolCall) -> tuple[ToolResult, float]:
+        started = time.perf_counter()
+        result = await self._run(call)
+        return result, (time.perf_counter() - started) * 1000
+
+    async def _run(self, call: ToolCall) -> ToolResult:
+        if call.raw_arguments_error:
+            return ToolResult(f"Arguments for {call.name} were not a JSON object: {call.raw_arguments_error}", True)
+        info = self.provider.resolve(call.name)
+        if info is None:
+            known = ", ".join(sorted(t.name for t in self.provider.list_tools())) or "none"
+            return ToolResult(f"Unknown tool {call.name!r}. Available tools: {known}", True)
+        problem = schema_error(info.input_schema, call.arguments)
+        if problem is not None:
+            return ToolResult(f"Arguments do not match the schema of {info.name}: {problem}", True)
+        refusal = await self._refusal(info, call.arguments)
+        if refusal is not None:
+            return ToolResult(f"Call to {info.name} was not approved: {refusal}", True)
+        return await self.provider.call_tool(info.name, call.arguments)
+
+    async def _refusal(self, info: ToolInfo, arguments: Mapping[str, Any]) -> str | None:
+        return await self.approve(info, arguments) if self.approve else None
+
+
+def arguments_text(arguments: Mapping[str, Any]) -> str:
+    return json.dumps(dict(arguments), ensure_ascii=False, sort_keys=True)

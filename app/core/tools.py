@@ -1,0 +1,66 @@
+"""What the turn loop needs from the tool side, as protocols.
+
+The MCP supervisor implements :class:`ToolProvider`; retrieval implements
+:class:`ToolSelector`; Calculon mode implements :class:`AnswerVerifier`. The
+session depends on these shapes only, so each piece is tested on its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolInfo:
+    """A discovered tool. ``name`` is what the model sees: the bare tool name, or
+    ``server.tool`` when two servers expose the same name."""
+
+    server: str
+    tool: str
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolResult:
+    text: str
+    is_error: bool = False
+    structured: Any = None
+
+
+class ToolProvider(Protocol):
+    def list_tools(self) -> list[ToolInfo]: ...
+
+    def resolve(self, name: str) -> ToolInfo | None:
+        """Find a tool by model-facing name, bare name or ``server.tool``."""
+        ...
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """Run a tool. Never raises for tool-side failures (unknown tool, crash,
+        timeout, tool error): those come back as ``is_error`` results."""
+        ...
+
+
+class ToolSelector(Protocol):
+    def select(self, context: str, tools: Sequence[ToolInfo]) -> list[tuple[ToolInfo, float]] | None:
+        """The tools to offer with their scores, or None to offer every tool."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckResult:
+    verified: bool
+    unbacked: tuple[str, ...] = ()
+
+
+class AnswerVerifier(Protocol):
+    def check(self, answer: str, sources: Sequence[str]) -> CheckResult:
+        """Check every number in ``answer`` against ``sources`` (user words, tool results)."""
+        ...
+
+
+# The seam before each tool call: return None to run it, or a message to refuse it.
+ApprovalPolicy = Callable[[ToolInfo, Mapping[str, Any]], Awaitable[str | None]]

@@ -1,0 +1,214 @@
+"""The trace store: a plain-Python tree (turn, then its steps) built from events.
+
+Nodes are only ever appended or updated, never moved, so each node records its
+row when inserted and every operation is constant time. Listeners hear about a
+node before it is inserted (so a Qt model can call ``beginInsertRows``), after,
+and whenever an existing node changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Protocol
+
+from app.core import events as ev
+
+
+@dataclasses.dataclass(eq=False)
+class TraceNode:
+    kind: str  # turn, step, thought, text, tool_call, check, answer, notice, error
+    label: str
+    parent: TraceNode | None = None
+    row: int = 0
+    status: str = "running"  # running, ok, error, cancelled
+    started: float = 0.0
+    duration_ms: float | None = None
+    data: dict[str, Any] = dataclasses.field(default_factory=dict)
+    children: list[TraceNode] = dataclasses.field(default_factory=list)
+    _parts: list[str] = dataclasses.field(default_factory=list, repr=False)
+
+    @property
+    def text(self) -> str:
+        """Streamed text of a thought/text node, joined lazily (deltas are tiny)."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def details(self) -> str:
+        """The node as pretty JSON, for the details pane and the clipboard."""
+        body: dict[str, Any] = {"kind": self.kind, "label": self.label, "status": self.status}
+        if self.duration_ms is not None:
+            body["duration_ms"] = round(self.duration_ms, 1)
+        if self._parts:
+            body["text"] = self.text
+        body.update(self.data)
+        return json.dumps(body, indent=2, ensure_ascii=False, default=str)
+
+
+class TraceListener(Protocol):
+    def node_inserting(self, parent: TraceNode | None, row: int) -> None: ...
+
+    def node_inserted(self, node: TraceNode) -> None: ...
+
+    def node_changed(self, node: TraceNode) -> None: ...
+
+
+class TraceStore:
+    """Builds and owns the tree; apply every engine event to it in order."""
+
+    def __init__(self) -> None:
+        self.roots: list[TraceNode] = []
+        self._listeners: list[TraceListener] = []
+        self._turns: dict[str, TraceNode] = {}
+        self._steps: dict[str, TraceNode] = {}
+        self._calls: dict[str, TraceNode] = {}
+        self._streaming: dict[str, TraceNode] = {}  # turn -> open thought/text node
+
+    def subscribe(self, listener: TraceListener) -> None:
+        self._listeners.append(listener)
+
+    def count(self) -> int:
+        return sum(1 for _ in self.walk())
+
+    def walk(self) -> Any:
+        stack = list(reversed(self.roots))
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def apply(self, event: ev.Event) -> None:
+        handler = getattr(self, f"_on_{event.kind}", None)
+        if handler is not None and (event.turn_id in self._turns or isinstance(event, ev.TurnStarted)):
+            handler(event)
+
+    # --- building blocks ---
+
+    def _insert(self, parent: TraceNode | None, node: TraceNode) -> TraceNode:
+        siblings = self.roots if parent is None else parent.children
+        node.parent, node.row = parent, len(siblings)
+        for listener in self._listeners:
+            listener.node_inserting(parent, node.row)
+        siblings.append(node)
+        for listener in self._listeners:
+            listener.node_inserted(node)
+        return node
+
+    def _changed(self, node: TraceNode) -> None:
+        for listener in self._listeners:
+            listener.node_changed(node)
+
+    def _container(self, turn_id: str) -> TraceNode:
+        return self._steps.get(turn_id) or self._turns[turn_id]
+
+    def _stream(self, event: ev.TextDelta | ev.ThoughtDelta, kind: str, label: str) -> None:
+        open_node = self._streaming.get(event.turn_id)
+        if open_node is None or open_node.kind != kind:
+            open_node = self._insert(
+                self._container(event.turn_id), TraceNode(kind, label, started=event.ts, status="ok")
+            )
+            self._streaming[event.turn_id] = open_node
+        open_node._parts.append(event.text)
+        open_node.duration_ms = (event.ts - open_node.started) * 1000
+        self._changed(open_node)
+
+    # --- event handlers ---
+
+    def _on_turn_started(self, event: ev.TurnStarted) -> None:
+        label = f"Turn {len(self.roots) + 1}: {_short(event.text)}"
+        node = TraceNode("turn", label, started=event.ts, data={"prompt": event.text})
+        self._turns[event.turn_id] = self._insert(None, node)
+
+    def _on_step_started(self, event: ev.StepStarted) -> None:
+        label = f"Step {event.step}"
+        if event.selected:
+            label += f" · {len(event.offered)} tools offered"
+        data = {"offered": [{"tool": name, "score": round(score, 4)} for name, score in event.offered]}
+        node = TraceNode("step", label, started=event.ts, data=data)
+        self._steps[event.turn_id] = self._insert(self._turns[event.turn_id], node)
+        self._streaming.pop(event.turn_id, None)
+
+    def _on_step_finished(self, event: ev.StepFinished) -> None:
+        node = self._steps.get(event.turn_id)
+        if node is not None:
+            node.status, node.duration_ms = "ok", event.duration_ms
+            node.data.update(tokens=event.tokens, tokens_per_s=round(event.tokens_per_s, 1))
+            self._changed(node)
+
+    def _on_thought_delta(self, event: ev.ThoughtDelta) -> None:
+        self._stream(event, "thought", "Thought")
+
+    def _on_text_delta(self, event: ev.TextDelta) -> None:
+        self._stream(event, "text", "Text")
+
+    def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        self._streaming.pop(event.turn_id, None)
+        node = TraceNode(
+            "tool_call",
+            f"{event.server}.{event.tool}",
+            started=event.ts,
+            data={"server": event.server, "tool": event.tool, "arguments": dict(event.arguments)},
+        )
+        self._calls[event.call_id] = self._insert(self._container(event.turn_id), node)
+
+    def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        node = self._calls.pop(event.call_id, None)
+        if node is None:
+            self._on_tool_call_started(ev.ToolCallStarted(**_call_fields(event)))
+            node = self._calls.pop(event.call_id)
+        node.status = "error" if event.is_error else "ok"
+        node.duration_ms = event.duration_ms
+        node.data.update(result=event.result, is_error=event.is_error)
+        self._changed(node)
+
+    def _on_check_finished(self, event: ev.CheckFinished) -> None:
+        verdict = "verified" if event.verified else f"unbacked: {', '.join(event.unbacked)}"
+        label = f"Check {event.attempt}: {verdict}" + (" · re-asking" if event.will_reask else "")
+        data = {"verified": event.verified, "unbacked": list(event.unbacked), "will_reask": event.will_reask}
+        status = "ok" if event.verified else "error"
+        self._insert(self._turns[event.turn_id], TraceNode("check", label, started=event.ts, status=status, data=data))
+
+    def _on_answer_ready(self, event: ev.AnswerReady) -> None:
+        badge = {True: " ✓ verified", False: " ✗ unverified", None: ""}[event.verified]
+        node = TraceNode("answer", f"Answer{badge}", started=event.ts, status="ok")
+        node._parts.append(event.text)
+        node.data.update(verified=event.verified, unbacked=list(event.unbacked))
+        self._insert(self._turns[event.turn_id], node)
+
+    def _on_notice(self, event: ev.Notice) -> None:
+        node = TraceNode("notice", event.message, started=event.ts, status="ok")
+        self._insert(self._container(event.turn_id), node)
+
+    def _on_turn_error(self, event: ev.TurnError) -> None:
+        node = TraceNode("error", f"Error: {event.message}", started=event.ts, status="error")
+        node.data["category"] = event.category
+        self._insert(self._turns[event.turn_id], node)
+
+    def _on_turn_finished(self, event: ev.TurnFinished) -> None:
+        turn = self._turns[event.turn_id]
+        turn.status = "cancelled" if event.cancelled else "error" if event.failed else "ok"
+        turn.duration_ms = event.duration_ms
+        for running in self._calls.values():
+            running.status = "cancelled"
+            self._changed(running)
+        self._calls.clear()
+        self._steps.pop(event.turn_id, None)
+        self._streaming.pop(event.turn_id, None)
+        self._changed(turn)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _call_fields(event: ev.ToolCallFinished) -> dict[str, Any]:
+    return {
+        "turn_id": event.turn_id,
+        "ts": event.ts,
+        "call_id": event.call_id,
+        "server": event.server,
+        "tool": event.tool,
+        "arguments": event.arguments,
+    }

@@ -1,0 +1,117 @@
+"""The provider boundary: neutral messages in, typed stream chunks out.
+
+The turn loop speaks only these types. Each backend (llama.cpp, Gemini, the
+scripted one in tests) turns a :class:`ModelRequest` into its own wire format
+and yields :data:`Chunk` values back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Literal, Protocol, runtime_checkable
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolSpec:
+    """A tool as offered to a model: the name the model must use, and its JSON schema."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+    # Set when the model produced arguments that are not a JSON object; the
+    # turn loop reports it back to the model instead of calling the tool.
+    raw_arguments_error: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Message:
+    """One history entry. ``provider_data`` carries what a backend must replay
+    verbatim (Gemini's content with thought signatures); other backends ignore it."""
+
+    role: Literal["user", "assistant", "tool"]
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
+    tool_name: str = ""
+    is_error: bool = False
+    provider_data: Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelRequest:
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class TextChunk:
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ThoughtChunk:
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolCallChunk:
+    call: ToolCall
+
+
+@dataclasses.dataclass(frozen=True)
+class StepDone:
+    """Last chunk of a step: token count and what the backend wants replayed."""
+
+    tokens: int = 0
+    provider_data: Any = None
+    notices: tuple[str, ...] = ()  # e.g. "history trimmed to fit the context"
+
+
+Chunk = TextChunk | ThoughtChunk | ToolCallChunk | StepDone
+
+ProgressCallback = Callable[[float, str], None]
+
+
+class BackendError(Exception):
+    """A failure the user must see, worded for them. ``category`` is one of
+    auth, quota, network, blocked, model, context, arguments, error."""
+
+    def __init__(self, message: str, *, category: str = "error", retry_after: float | None = None):
+        super().__init__(message)
+        self.message = message
+        self.category = category
+        self.retry_after = retry_after
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What the turn loop needs from a model.
+
+    ``stream`` is an async iterator: cancelling the consuming task must stop
+    generation promptly (the local backend within one token).
+    """
+
+    name: str
+
+    @property
+    def model_label(self) -> str: ...
+
+    @property
+    def context_tokens(self) -> int | None:
+        """The model's context window in tokens, when it has a fixed one."""
+        ...
+
+    async def load(self, progress: ProgressCallback | None = None) -> None: ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]: ...
+
+    async def aclose(self) -> None: ...
