@@ -1,0 +1,176 @@
+"""A small, safe arithmetic expression evaluator over exact Fractions.
+
+Grammar (``^`` and ``**`` bind tightest and group right to left; a leading
+minus binds looser than a power, so ``-2^2`` is ``-4``)::
+
+    expression := term (("+" | "-") term)*
+    term       := unary (("*" | "/" | "%") unary)*
+    unary      := ("+" | "-")* power
+    power      := atom (("^" | "**") unary)?
+    atom       := NUMBER | "(" expression ")"
+
+Nothing is ever handed to ``eval``: the text is tokenised here and each step is
+computed with the bounded operations in :mod:`app.servers.arith`. Errors say
+where they are, counting characters from 1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from fractions import Fraction
+
+from app.servers.arith import checked, divide, int_power, modulo
+from app.servers.exact import CalcError, check_length, decimal_text
+
+MAX_DEPTH = 64  # about 7 Python frames per level: far from the interpreter limit
+
+# Spellings a model or a person may paste in, mapped to the plain operator.
+_ALIASES = str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-"})
+_TOKEN = re.compile(r"\s*(?:(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)|(?P<op>\*\*|[-+*/%^()]))")
+
+
+@dataclasses.dataclass(frozen=True)
+class Token:
+    kind: str  # "number", "op" or "end"
+    text: str
+    position: int  # 1-based character index, for messages
+
+
+def tokenize(expression: str) -> list[Token]:
+    """Split the expression into tokens, or raise CalcError naming the first bad character."""
+    text = expression.translate(_ALIASES).rstrip()
+    text = text.removesuffix("=").rstrip()  # "2 + 2 =" is a common way to ask
+    tokens: list[Token] = []
+    index = 0
+    while index < len(text):
+        match = _TOKEN.match(text, index)
+        if match is None:
+            start = index + len(text[index:]) - len(text[index:].lstrip())
+            raise CalcError(f"unexpected {text[start]!r} at character {start + 1}")
+        kind = "number" if match.group("number") else "op"
+        tokens.append(Token(kind, match.group(kind), match.start(kind) + 1))
+        index = match.end()
+    tokens.append(Token("end", "", len(text) + 1))
+    return tokens
+
+
+def evaluate(expression: str) -> Fraction:
+    """The exact value of an arithmetic expression."""
+    check_length(expression, "expression")
+    if not expression.strip():
+        raise CalcError("the expression is empty")
+    return _Parser(tokenize(expression)).parse()
+
+
+_BINARY: dict[str, Callable[[Fraction, Fraction], Fraction]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: checked(a * b),
+    "/": divide,
+    "%": modulo,
+}
+
+
+class _Parser:
+    """Recursive descent that computes as it parses, so errors keep their position."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self._tokens = tokens
+        self._index = 0
+        self._depth = 0
+
+    def parse(self) -> Fraction:
+        value = self._expression()
+        token = self._peek()
+        if token.kind != "end":
+            raise CalcError(f"unexpected {token.text!r} at character {token.position}")
+        return value
+
+    def _peek(self) -> Token:
+        return self._tokens[self._index]
+
+    def _take(self) -> Token:
+        token = self._tokens[self._index]
+        self._index += 1
+        return token
+
+    def _expression(self) -> Fraction:
+        return self._chain(self._term, ("+", "-"))
+
+    def _term(self) -> Fraction:
+        return self._chain(self._unary, ("*", "/", "%"))
+
+    def _chain(self, operand: Callable[[], Fraction], operators: tuple[str, ...]) -> Fraction:
+        value = operand()
+        while self._peek().kind == "op" and self._peek().text in operators:
+            token = self._take()
+            value = _at(token, _BINARY[token.text], value, operand())
+        return value
+
+    def _unary(self) -> Fraction:
+        negative = False
+        while self._peek().text in ("+", "-") and self._peek().kind == "op":
+            negative ^= self._take().text == "-"
+        value = self._power()
+        return -value if negative else value
+
+    def _power(self) -> Fraction:
+        base = self._atom()
+        if self._peek().text not in ("^", "**"):
+            return base
+        token = self._take()
+        with self._nested(token):
+            exponent = self._unary()
+        if exponent.denominator != 1:
+            raise CalcError(
+                f"the exponent at character {token.position} is not a whole number; "
+                "use the power or sqrt tool for roots"
+            )
+        return _at(token, lambda a, b: int_power(a, int(b)), base, exponent)
+
+    def _atom(self) -> Fraction:
+        token = self._take()
+        if token.kind == "number":
+            return decimal_text(token.text, f"the number at character {token.position}")
+        if token.text == "(":
+            with self._nested(token):
+                value = self._expression()
+            closing = self._take()
+            if closing.text != ")" or closing.kind != "op":
+                raise CalcError(
+                    f"expected ')' at character {closing.position} to close '(' at {token.position}"
+                )
+            return value
+        found = "the end of the expression" if token.kind == "end" else repr(token.text)
+        raise CalcError(f"expected a number or '(' at character {token.position}, found {found}")
+
+    def _nested(self, token: Token) -> _Depth:
+        return _Depth(self, token)
+
+
+class _Depth:
+    """Bounds nesting so deep parentheses or power towers fail cleanly, not with RecursionError."""
+
+    def __init__(self, parser: _Parser, token: Token) -> None:
+        self._parser = parser
+        self._token = token
+
+    def __enter__(self) -> None:
+        self._parser._depth += 1
+        if self._parser._depth > MAX_DEPTH:
+            raise CalcError(f"the expression nests too deeply at character {self._token.position}")
+
+    def __exit__(self, *exc: object) -> None:
+        self._parser._depth -= 1
+
+
+def _at(
+    token: Token, operation: Callable[[Fraction, Fraction], Fraction], a: Fraction, b: Fraction
+) -> Fraction:
+    """Run one step, adding where it was to any error."""
+    try:
+        return operation(a, b)
+    except CalcError as error:
+        raise CalcError(f"{error} (at {token.text!r}, character {token.position})") from None

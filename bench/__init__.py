@@ -1,0 +1,1 @@
+"""Benchmarks: each module here has a ``main()``; run one with ``python -m bench NAME``."""
