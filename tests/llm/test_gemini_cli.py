@@ -1,0 +1,69 @@
+"""``calculon ask --backend gemini --json`` as a child process against the wire fixture."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.llm import gemini_fixture as g
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def wire() -> Iterator[g.GeminiWireServer]:
+    with g.GeminiWireServer() as server:
+        yield server
+
+
+@pytest.fixture
+def servers_file(tmp_path: Path) -> Path:
+    path = tmp_path / "servers.json"
+    calculator = {"command": "calculon", "args": ["serve", "calculator"]}
+    path.write_text(json.dumps({"mcpServers": {"calculator": calculator}}), encoding="utf-8")
+    return path
+
+
+def ask(servers_file: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "app", "--config", str(servers_file)]
+    argv += ["ask", "What is 2 + 3?", "--backend", "gemini", "--json"]
+    # No OS keyring in the child, whatever the machine has: only the environment may supply a key.
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **env}
+    return subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_ask_with_the_gemini_backend_runs_the_tool_and_prints_the_turn_as_json(wire, servers_file):
+    wire.script(
+        g.Stream([g.chunk(g.call_part("add", {"a": 2, "b": 3}, call_id="c-1"), finish="STOP")]),
+        g.answer("2 + 3 = 5."),
+    )
+
+    done = ask(servers_file, {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": wire.base_url})
+
+    assert done.returncode == 0, done.stderr
+    turn = json.loads(done.stdout)
+    assert turn["answer"] == "2 + 3 = 5."
+    (call,) = turn["tool_calls"]
+    assert (call["server"], call["tool"], call["arguments"], call["is_error"]) == (
+        "calculator",
+        "add",
+        {"a": 2, "b": 3},
+        False,
+    )
+    assert [r.headers["x-goog-api-key"] for r in wire.requests] == ["test-key", "test-key"]
+    (sent,) = g.function_responses(wire.requests[1])
+    assert sent == {"id": "c-1", "name": "add", "response": {"result": call["result"]}}
+
+
+def test_ask_without_a_key_fails_and_says_how_to_set_one(wire, servers_file):
+    done = ask(servers_file, {"GOOGLE_GEMINI_BASE_URL": wire.base_url})
+
+    assert done.returncode != 0
+    assert "GEMINI_API_KEY" in done.stderr
+    assert wire.requests == []
