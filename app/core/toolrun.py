@@ -63,7 +63,9 @@ class ToolRunner:
 
     async def _run(self, call: ToolCall) -> ToolResult:
         if call.raw_arguments_error:
-            return ToolResult(f"Arguments for {call.name} were not a JSON object: {call.raw_arguments_error}", True)
+            return ToolResult(
+                f"Arguments for {call.name} were not a JSON object: {call.raw_arguments_error}", True
+            )
         info = self.provider.resolve(call.name)
         if info is None:
             known = ", ".join(sorted(t.name for t in self.provider.list_tools())) or "none"
@@ -74,10 +76,35 @@ class ToolRunner:
         refusal = await self._refusal(info, call.arguments)
         if refusal is not None:
             return ToolResult(f"Call to {info.name} was not approved: {refusal}", True)
-        return await self.provider.call_tool(info.name, call.arguments)
+        return await self.provider.call_tool(info.name, _huge_ints_as_strings(call.arguments))
 
     async def _refusal(self, info: ToolInfo, arguments: Mapping[str, Any]) -> str | None:
         return await self.approve(info, arguments) if self.approve else None
+
+
+# Python refuses to parse integers past 4300 digits from JSON, so a server would
+# drop such a request; as strings (which numeric schemas here accept) they pass.
+_HUGE_DIGITS = 4000
+
+
+def _huge_ints_as_strings(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and abs(value).bit_length() > _HUGE_DIGITS * 3.32:
+        return _int_text(value)
+    if isinstance(value, Mapping):
+        return {k: _huge_ints_as_strings(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_huge_ints_as_strings(v) for v in value]
+    return value
+
+
+def _int_text(value: int) -> str:
+    import decimal
+
+    with decimal.localcontext() as ctx:
+        ctx.prec = decimal.MAX_PREC
+        return str(decimal.Decimal(value))
 
 
 def arguments_text(arguments: Mapping[str, Any]) -> str:

@@ -1,0 +1,72 @@
+"""The headless command line: the same engine as the window, driven from a shell.
+
+    calculon [--config FILE]                       the window
+    calculon tools [--json]                        every discovered tool
+    calculon call TOOL [JSON_ARGS] [--json]        one tool, called directly
+    calculon servers [--json]                      each configured server's state
+    calculon ask PROMPT [--backend B] [--model M] [--json] [--strict/--no-strict]
+    calculon serve NAME                            one bundled server over stdio
+
+Imports stay inside the commands so each one loads only what it uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="calculon", description="A language model with MCP tools that never does its own arithmetic."
+    )
+    parser.add_argument("--config", type=Path, metavar="FILE", help="the mcpServers JSON file to use")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (repeat for debug)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    tools = commands.add_parser("tools", help="list every tool the configured servers offer")
+    tools.add_argument("--json", action="store_true", help="print JSON")
+    call = commands.add_parser("call", help="call one tool directly")
+    call.add_argument("tool", metavar="TOOL", help="tool name, or SERVER.TOOL")
+    call.add_argument("arguments", metavar="JSON_ARGS", nargs="?", default="{}", help="e.g. '{\"a\": 1}'")
+    call.add_argument("--json", action="store_true", help="print the result as JSON")
+    servers = commands.add_parser("servers", help="start the configured servers and show their state")
+    servers.add_argument("--json", action="store_true", help="print JSON")
+    _add_ask(commands)
+    serve = commands.add_parser("serve", help="run one bundled MCP server over stdio")
+    serve.add_argument("name", metavar="NAME")
+    return parser
+
+
+def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ask = commands.add_parser("ask", help="run one turn and print the answer")
+    ask.add_argument("prompt", metavar="PROMPT")
+    ask.add_argument("--backend", choices=("local", "gemini"), help="override the configured backend")
+    ask.add_argument("--model", metavar="PATH", help="GGUF file (local) or model name (gemini)")
+    ask.add_argument("--json", action="store_true", help="print the turn as JSON on stdout")
+    ask.add_argument(
+        "--strict", action=argparse.BooleanOptionalAction, default=None, help="Calculon mode (number checks)"
+    )
+
+
+def run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if args.command is None:
+        return _gui(argv)
+    from app.cli import commands
+
+    return commands.dispatch(args)
+
+
+def _gui(argv: list[str]) -> int:
+    try:
+        from app.ui.main import main as ui_main
+    except ImportError as exc:
+        print(f"calculon: the window is not available ({exc}); try `calculon --help`", file=sys.stderr)
+        return EXIT_FAILED
+    return int(ui_main(argv) or 0)

@@ -1,0 +1,160 @@
+"""The CLI subcommands. Each returns the process exit code."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
+from app.mcp.config import ConfigError, ServerEntry, load_config
+from app.mcp.supervisor import Supervisor
+from app.settings import Settings, SettingsError, load_settings
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    handlers = {"tools": tools, "call": call, "servers": servers, "ask": ask, "serve": serve}
+    try:
+        return handlers[args.command](args)
+    except (ConfigError, SettingsError) as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # e.g. `calculon tools | head`: the reader left, which is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _fail(message: str, code: int = EXIT_FAILED) -> int:
+    print(f"calculon: {message}", file=sys.stderr)
+    return code
+
+
+# --- servers and tools ---------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def running_servers(path: Path | None, only: str = "") -> AsyncIterator[Supervisor]:
+    """The configured servers (or just ``only``), started, and stopped on the way out."""
+    entries: list[ServerEntry] = list(load_config(path).servers.values())
+    if only:
+        entries = [e for e in entries if e.name == only]
+    settings, _ = load_settings()
+    supervisor = Supervisor(entries, tool_timeout_s=settings.tool_timeout_s)
+    try:
+        await supervisor.start()
+        yield supervisor
+    finally:
+        await supervisor.aclose()
+
+
+def _warn_unavailable(supervisor: Supervisor) -> None:
+    for status in supervisor.states():
+        if status.state not in ("ready", "disabled"):
+            print(f"calculon: server {status.name} is {status.state}: {status.last_error}", file=sys.stderr)
+
+
+def tools(args: argparse.Namespace) -> int:
+    async def body() -> int:
+        async with running_servers(args.config) as supervisor:
+            _warn_unavailable(supervisor)
+            found = supervisor.list_tools()
+        print(output.tools_json(found) if args.json else output.tools_text(found))
+        return EXIT_OK
+
+    return asyncio.run(body())
+
+
+def servers(args: argparse.Namespace) -> int:
+    async def body() -> int:
+        async with running_servers(args.config) as supervisor:
+            states = supervisor.states()
+        print(output.servers_json(states) if args.json else output.servers_text(states))
+        return EXIT_OK
+
+    return asyncio.run(body())
+
+
+def call(args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        return _fail(f"JSON_ARGS is not valid JSON ({exc}): {args.arguments}", EXIT_USAGE)
+    if not isinstance(arguments, dict):
+        return _fail(f"JSON_ARGS must be a JSON object, not {type(arguments).__name__}", EXIT_USAGE)
+    return asyncio.run(_call(args, arguments))
+
+
+async def _call(args: argparse.Namespace, arguments: dict[str, Any]) -> int:
+    async with running_servers(args.config, only=_server_named_in(args)) as supervisor:
+        info = supervisor.resolve(args.tool)
+        result = await supervisor.call_tool(args.tool, arguments)
+    if args.json:
+        print(output.call_json(info, args.tool, arguments, result))
+    elif not result.is_error:
+        print(result.text)
+    if result.is_error:
+        return _fail(result.text)
+    return EXIT_OK
+
+
+def _server_named_in(args: argparse.Namespace) -> str:
+    """For ``SERVER.TOOL``, only that server needs starting."""
+    prefix = args.tool.partition(".")[0] if "." in args.tool else ""
+    return prefix if prefix in load_config(args.config).servers else ""
+
+
+def serve(args: argparse.Namespace) -> int:
+    from app.__main__ import _serve
+
+    return _serve(args.name)
+
+
+# --- ask ----------------------------------------------------------------
+
+
+def ask_settings(args: argparse.Namespace) -> Settings:
+    """Saved settings with the command line's overrides, validated."""
+    settings, problems = load_settings()
+    for problem in problems:
+        print(f"calculon: {problem}", file=sys.stderr)
+    changes: dict[str, Any] = {}
+    if args.backend:
+        changes["backend"] = args.backend
+    if args.strict is not None:
+        changes["strict"] = args.strict
+    if args.model:
+        backend = changes.get("backend", settings.backend)
+        changes["gemini_model" if backend == "gemini" else "model_path"] = args.model
+    settings = dataclasses.replace(settings, **changes)
+    settings.validate()
+    return settings
+
+
+def ask(args: argparse.Namespace) -> int:
+    return asyncio.run(_ask(args, ask_settings(args)))
+
+
+async def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    from app.engine import Engine
+    from app.llm.base import BackendError
+
+    engine = Engine(settings, servers_path=args.config, sink=output.EventPrinter(sys.stderr))
+    try:
+        await engine.start()
+        outcome = await engine.ask(args.prompt)
+    except BackendError as exc:
+        return _fail(exc.message, EXIT_UNAVAILABLE)
+    finally:
+        await engine.aclose()
+    print(json.dumps(outcome.to_dict(), ensure_ascii=False) if args.json else outcome.answer)
+    if outcome.cancelled:
+        return 130
+    return EXIT_FAILED if outcome.error else EXIT_OK

@@ -1,0 +1,160 @@
+"""How the CLI shows things: tool and server listings, call results, live events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+from app.core import events as ev
+from app.core.tools import ToolInfo, ToolResult
+from app.mcp.lifecycle import ServerStatus
+
+_CLIP = 200  # characters of a tool result or argument list in the live log
+
+
+def tools_json(tools: Sequence[ToolInfo]) -> str:
+    return json.dumps([_tool_dict(t) for t in tools], indent=2, ensure_ascii=False)
+
+
+def _tool_dict(tool: ToolInfo) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "server": tool.server,
+        "tool": tool.tool,
+        "description": tool.description,
+        "input_schema": dict(tool.input_schema),
+    }
+
+
+def tools_text(tools: Sequence[ToolInfo]) -> str:
+    if not tools:
+        return "No tools: no server is running."
+    blocks = []
+    for tool in tools:
+        schema = json.dumps(dict(tool.input_schema), ensure_ascii=False)
+        blocks.append(f"{tool.name}  [{tool.server}]\n    {tool.description}\n    schema: {schema}")
+    return "\n".join(blocks)
+
+
+def servers_json(states: Sequence[ServerStatus]) -> str:
+    keys = ("name", "state", "pid", "tool_count", "last_error", "tools", "remote")
+    return json.dumps([{k: _plain(getattr(s, k)) for k in keys} for s in states], indent=2)
+
+
+def servers_text(states: Sequence[ServerStatus]) -> str:
+    if not states:
+        return "No servers configured."
+    lines = []
+    for s in states:
+        pid = f"pid {s.pid}" if s.pid else "no process"
+        line = f"{s.name:<16} {s.state:<10} {pid:<12} {s.tool_count} tools"
+        lines.append(line + (f"\n    last error: {s.last_error}" if s.last_error else ""))
+    return "\n".join(lines)
+
+
+def call_json(info: ToolInfo | None, name: str, arguments: Mapping[str, Any], result: ToolResult) -> str:
+    body = {
+        "server": info.server if info else None,
+        "tool": info.tool if info else name,
+        "arguments": dict(arguments),
+        "result": result.text,
+        "is_error": result.is_error,
+        "structured": result.structured,
+    }
+    return json.dumps(body, ensure_ascii=False, default=str)
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _CLIP else text[: _CLIP - 3] + "..."
+
+
+class EventPrinter:
+    """Writes events as they happen, one line each; streamed text stays on one line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._streaming = ""  # the kind of delta whose line is open
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta | ev.ThoughtDelta):
+            self._delta(event.kind, event.text)
+            return
+        self._end_line()
+        line = describe(event)
+        if line:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def _delta(self, kind: str, text: str) -> None:
+        if self._streaming != kind:
+            self._end_line()
+            self.stream.write("  thinking: " if kind == "thought_delta" else "  model: ")
+            self._streaming = kind
+        self.stream.write(text.replace("\n", " "))
+        self.stream.flush()
+
+    def _end_line(self) -> None:
+        if self._streaming:
+            self.stream.write("\n")
+            self._streaming = ""
+
+
+def describe(event: ev.Event) -> str:
+    """One line for an event, or empty for events not worth a line."""
+    describer = _DESCRIBERS.get(type(event))
+    return describer(event) if describer else f"{event.kind}: {json.dumps(event.to_dict(), default=str)}"
+
+
+def _tool_finished(e: Any) -> str:
+    outcome = f"ERROR {_clip(e.result)}" if e.is_error else _clip(e.result)
+    return f"  <- {e.server}.{e.tool}: {outcome} ({e.duration_ms:.0f} ms)"
+
+
+def _check(e: Any) -> str:
+    if e.verified:
+        return "  check: every number is backed"
+    after = "; asking the model again" if e.will_reask else ""
+    return f"  check: unbacked numbers {', '.join(e.unbacked)}{after}"
+
+
+def _loading(e: Any) -> str:
+    if e.error:
+        return f"model: failed to load: {e.error}"
+    return f"model: {e.message or 'loading'} ({e.progress:.0%})"
+
+
+def _server(e: Any) -> str:
+    pid = f", pid {e.pid}" if e.pid else ""
+    error = f": {e.last_error}" if e.last_error and e.state != "ready" else ""
+    return f"server {e.server}: {e.state}{pid}, {e.tool_count} tools{error}"
+
+
+def _finished(e: Any) -> str:
+    how = "cancelled" if e.cancelled else "failed" if e.failed else "finished"
+    return f"turn {how} in {e.duration_ms / 1000:.1f} s"
+
+
+_DESCRIBERS: dict[type, Any] = {
+    ev.TurnStarted: lambda e: f"turn: {_clip(e.text)}",
+    ev.StepStarted: lambda e: (
+        f"step {e.step}: {len(e.offered)} tools offered" + (" (selected by relevance)" if e.selected else "")
+    ),
+    ev.StepFinished: lambda e: f"step {e.step}: {e.tokens} tokens in {e.duration_ms / 1000:.1f} s",
+    ev.ToolCallStarted: lambda e: f"  -> {e.server}.{e.tool} {_clip(json.dumps(dict(e.arguments)))}",
+    ev.ToolCallFinished: _tool_finished,
+    ev.CheckFinished: _check,
+    ev.AnswerReady: lambda e: (
+        "answer ready" + ("" if e.verified is None else " (verified)" if e.verified else " (NOT verified)")
+    ),
+    ev.Notice: lambda e: f"note: {e.message}",
+    ev.TurnError: lambda e: f"error ({e.category}): {e.message}",
+    ev.TurnFinished: _finished,
+    ev.ModelLoading: _loading,
+    ev.ServerStateChanged: _server,
+}

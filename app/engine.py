@@ -1,0 +1,192 @@
+"""The engine facade: MCP servers, the model and the turn loop, composed once.
+
+The window and the CLI both drive this object and nothing deeper: ``start()``,
+``ask(text)``, ``cancel()``, ``aclose()``, and ``subscribe(sink)`` for events.
+It knows no widgets and prints nothing.
+
+Events (to every subscriber): ``ModelLoading`` while the backend loads,
+``ServerStateChanged`` from the supervisor, and every turn event of the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from pathlib import Path
+
+from app.core import events as ev
+from app.core import prompts
+from app.core.session import ChatSession, TurnOutcome
+from app.core.tools import AnswerVerifier, ToolSelector
+from app.llm.base import Backend, BackendError, ProgressCallback
+from app.mcp.config import load_config
+from app.mcp.supervisor import Supervisor
+from app.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+# Changing any of these means a different model: the backend is built again.
+_BACKEND_FIELDS = ("backend", "model_path", "n_gpu_layers", "n_ctx", "n_threads", "gemini_model")
+
+
+class Engine:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        servers_path: Path | None = None,
+        backend: Backend | None = None,
+        sink: ev.EventSink | None = None,
+        verifier: AnswerVerifier | None = None,
+        selector: ToolSelector | None = None,
+        system_prompt: str | None = None,
+        supervisor: Supervisor | None = None,
+    ) -> None:
+        """Reads the servers file now, so a malformed one fails here (``ConfigError``)."""
+        self.settings = settings
+        self.config = load_config(servers_path)
+        self.supervisor = supervisor or Supervisor(self.config, tool_timeout_s=settings.tool_timeout_s)
+        self.verifier, self.selector = verifier, selector
+        self._system_prompt = system_prompt
+        self._backend = backend
+        self._loaded = False
+        self._load_lock = asyncio.Lock()
+        self._sinks: list[ev.EventSink] = []
+        self._session: ChatSession | None = None
+        self._started = False
+        self.supervisor.subscribe(self._emit)
+        if sink is not None:
+            self.subscribe(sink)
+
+    # --- events ---
+
+    def subscribe(self, sink: ev.EventSink) -> None:
+        self._sinks.append(sink)
+
+    def _emit(self, event: ev.Event) -> None:
+        for sink in self._sinks:
+            try:
+                sink(event)
+            except Exception:  # a broken listener must not break the engine
+                logger.exception("event sink failed on %s", event.kind)
+
+    # --- servers ---
+
+    async def start(self, *, timeout: float = 30.0) -> None:
+        """Start every enabled server; returns once each is ready or has failed once."""
+        self._started = True
+        await self.supervisor.start(wait=True, timeout=timeout)
+
+    async def reload_servers(self) -> None:
+        """Read the servers file again and apply it: changed servers restart, others keep running."""
+        self.config = load_config(self.config.path)
+        await self.supervisor.update(self.config, wait=self._started)
+
+    # --- the model ---
+
+    @property
+    def backend(self) -> Backend | None:
+        return self._backend
+
+    async def ensure_backend(self) -> Backend:
+        """Build the backend if needed and load it, reporting progress as ``ModelLoading``.
+
+        Raises :class:`BackendError` with a message for the user when it cannot load."""
+        async with self._load_lock:
+            if self._backend is not None and self._loaded:
+                return self._backend
+            try:
+                backend = self._backend = self._backend or self._create_backend()
+                self._emit(ev.ModelLoading(progress=0.0, message=f"Loading {backend.model_label}"))
+                await backend.load(self._progress_callback())
+            except BackendError as exc:
+                self._emit(ev.ModelLoading(progress=0.0, done=True, error=exc.message))
+                raise
+            self._loaded = True
+            self._emit(ev.ModelLoading(progress=1.0, done=True, message=f"{backend.model_label} ready"))
+            return backend
+
+    def _create_backend(self) -> Backend:
+        from app.llm.registry import create_backend
+
+        return create_backend(self.settings.backend, **self.settings.to_dict())
+
+    def _progress_callback(self) -> ProgressCallback:
+        loop, loop_thread = asyncio.get_running_loop(), threading.get_ident()
+
+        def report(progress: float, message: str) -> None:
+            event = ev.ModelLoading(progress=min(max(progress, 0.0), 1.0), message=message)
+            if threading.get_ident() == loop_thread:
+                self._emit(event)
+            else:  # llama.cpp reports from its worker thread: hand the event to the loop
+                loop.call_soon_threadsafe(self._emit, event)
+
+        return report
+
+    async def reconfigure(self, settings: Settings) -> None:
+        """Adopt new settings; a different model is loaded again on the next turn."""
+        changed = any(getattr(settings, f) != getattr(self.settings, f) for f in _BACKEND_FIELDS)
+        self.settings = settings
+        if self._session is not None:
+            self._session.max_rounds = settings.max_rounds
+            self._session.system_prompt = self.system_prompt
+        self.supervisor.limits.tool_timeout_s = settings.tool_timeout_s
+        if changed and self._backend is not None:
+            old, self._backend, self._loaded = self._backend, None, False
+            await old.aclose()
+
+    # --- turns ---
+
+    @property
+    def session(self) -> ChatSession | None:
+        return self._session
+
+    async def ask(self, text: str) -> TurnOutcome:
+        """Run one turn (starting servers and loading the model first if needed)."""
+        backend = await self._ready_to_ask()
+        session = self._session or self._new_session(backend)
+        session.backend = backend
+        return await session.run_turn(text)
+
+    async def _ready_to_ask(self) -> Backend:
+        if self._started:
+            return await self.ensure_backend()
+        # Servers start while the model loads: both take a while, neither needs the other.
+        started, loaded = await asyncio.gather(self.start(), self.ensure_backend(), return_exceptions=True)
+        for outcome in (loaded, started):
+            if isinstance(outcome, BaseException):
+                raise outcome
+        assert not isinstance(loaded, BaseException)
+        return loaded
+
+    def _new_session(self, backend: Backend) -> ChatSession:
+        session = ChatSession(
+            backend,
+            self.supervisor,
+            system_prompt=self.system_prompt,
+            max_rounds=self.settings.max_rounds,
+            verifier=self.verifier,
+            selector=self.selector,
+        )
+        session.subscribe(self._emit)
+        self._session = session
+        return session
+
+    @property
+    def system_prompt(self) -> str:
+        """The prompt given at construction, else the one for the current mode (strict or plain)."""
+        if self._system_prompt is not None:
+            return self._system_prompt
+        return prompts.system_prompt(self.settings.strict)
+
+    def cancel(self) -> None:
+        if self._session is not None:
+            self._session.cancel()
+
+    async def aclose(self) -> None:
+        """Stop the turn, every server process tree, and the backend."""
+        self.cancel()
+        await self.supervisor.aclose()
+        if self._backend is not None:
+            await self._backend.aclose()

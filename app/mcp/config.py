@@ -1,0 +1,227 @@
+"""The MCP servers file: Claude Desktop's ``mcpServers`` format, plus ``disabled``.
+
+    {"mcpServers": {
+        "calculator": {"command": "calculon", "args": ["serve", "calculator"]},
+        "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"ROOT": "/tmp"}},
+        "remote": {"url": "https://example.com/mcp", "disabled": true}}}
+
+Each entry has either ``command`` (a local process spoken to over stdio, with
+optional ``args`` and ``env``) or ``url`` (a Streamable HTTP server). An entry
+with ``"disabled": true`` stays in the file but is not started. The command
+``calculon`` means Calculon itself, resolved when the server starts, so the
+bundled servers are ordinary entries and the file stays portable. Keys this
+module does not know are kept as they are when the file is saved.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from app import paths
+from app.settings import atomic_write_json
+
+SELF_COMMAND = "calculon"  # stands for the running Calculon executable
+DEFAULT_BUNDLED = ("calculator", "converter", "clock")
+
+
+class ConfigError(ValueError):
+    """A servers file that cannot be used; the message names the file, server and problem."""
+
+    def __init__(self, path: Path | None, problem: str, server: str = "") -> None:
+        where = str(path) if path else "servers config"
+        subject = f"{where}: server {server!r}: " if server else f"{where}: "
+        super().__init__(subject + problem)
+        self.path, self.server, self.problem = path, server, problem
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerEntry:
+    name: str
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    url: str = ""
+    disabled: bool = False
+    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # unknown keys, kept verbatim
+
+    @property
+    def remote(self) -> bool:
+        return bool(self.url)
+
+    def launch_command(self) -> list[str]:
+        """The argv to start this server, with ``calculon`` resolved to the running app."""
+        if self.command != SELF_COMMAND:
+            return [self.command, *self.args]
+        if getattr(sys, "frozen", False):
+            return [sys.executable, *self.args]
+        return [sys.executable, "-m", "app", *self.args]
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = dict(self.extra)
+        if self.url:
+            body["url"] = self.url
+        else:
+            body["command"] = self.command
+            body["args"] = list(self.args)
+        if self.env:
+            body["env"] = dict(self.env)
+        if self.disabled:
+            body["disabled"] = True
+        return body
+
+
+@dataclasses.dataclass(frozen=True)
+class ServersConfig:
+    """The configured servers in file order; ``path`` is where they are saved."""
+
+    path: Path
+    servers: Mapping[str, ServerEntry]
+
+    def enabled(self) -> list[ServerEntry]:
+        return [entry for entry in self.servers.values() if not entry.disabled]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mcpServers": {name: entry.to_json() for name, entry in self.servers.items()}}
+
+
+def default_path() -> Path:
+    return paths.config_dir() / "servers.json"
+
+
+def bundled_names() -> tuple[str, ...]:
+    from app import servers  # light: the server modules themselves load only in the child
+
+    bundled = getattr(servers, "BUNDLED", None)
+    return tuple(bundled) if bundled else DEFAULT_BUNDLED
+
+
+def bundled_entry(name: str) -> ServerEntry:
+    return ServerEntry(name=name, command=SELF_COMMAND, args=("serve", name))
+
+
+def default_config(path: Path | None = None) -> ServersConfig:
+    entries = {name: bundled_entry(name) for name in bundled_names()}
+    return ServersConfig(path or default_path(), entries)
+
+
+def load_config(path: Path | None = None) -> ServersConfig:
+    """The servers file at ``path`` (default location if None); the bundled set if it does not exist."""
+    path = path or default_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return default_config(path)
+    except OSError as exc:
+        raise ConfigError(path, f"cannot be read: {exc.strerror or exc}") from exc
+    return ServersConfig(path, parse_servers(_parse_json(path, text), path))
+
+
+def save_config(config: ServersConfig) -> Path:
+    atomic_write_json(config.path, config.to_json())
+    return config.path
+
+
+def _parse_json(path: Path, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+
+
+def parse_servers(data: Any, path: Path | None = None) -> dict[str, ServerEntry]:
+    """Entries from a parsed ``{"mcpServers": {...}}`` document, validated."""
+    if not isinstance(data, dict):
+        raise ConfigError(path, "the file must hold a JSON object")
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(path, '"mcpServers" must be an object mapping names to servers')
+    return {name: parse_entry(name, body, path) for name, body in servers.items()}
+
+
+def parse_entry(name: str, body: Any, path: Path | None = None) -> ServerEntry:
+    def fail(problem: str) -> ConfigError:
+        return ConfigError(path, problem, server=name)
+
+    if not name.strip():
+        raise ConfigError(path, "a server has an empty name")
+    if not isinstance(body, dict):
+        raise fail("must be an object with a command or a url")
+    if "command" in body and "url" in body:
+        raise fail('has both "command" and "url"; give one')
+    if "command" not in body and "url" not in body:
+        raise fail('needs a "command" (local server) or a "url" (remote server)')
+    for key, (valid, expected) in _FIELDS.items():
+        if key in body and not valid(body[key]):
+            raise fail(f'"{key}" must be {expected}')
+    extra = {k: v for k, v in body.items() if k not in _FIELDS}
+    return ServerEntry(
+        name,
+        command=body.get("command", ""),
+        args=tuple(body.get("args", ())),
+        env=dict(body.get("env", {})),
+        url=body.get("url", ""),
+        disabled=body.get("disabled", False),
+        extra=extra,
+    )
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "command": (lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string"),
+    "args": (_strings, "a list of strings"),
+    "env": (lambda v: isinstance(v, dict) and _strings(list(v.values())), "an object of string values"),
+    "url": (lambda v: isinstance(v, str) and v.startswith(("http://", "https://")), "an http(s):// address"),
+    "disabled": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+# --- editing: each returns a new config; call save_config to keep it ---------
+
+
+def add_server(config: ServersConfig, entry: ServerEntry) -> ServersConfig:
+    """Add or replace ``entry`` (validated as if read from the file)."""
+    parse_entry(entry.name, entry.to_json(), config.path)
+    return dataclasses.replace(config, servers={**config.servers, entry.name: entry})
+
+
+def remove_server(config: ServersConfig, name: str) -> ServersConfig:
+    _require(config, name)
+    return dataclasses.replace(config, servers={k: v for k, v in config.servers.items() if k != name})
+
+
+def set_enabled(config: ServersConfig, name: str, enabled: bool) -> ServersConfig:
+    entry = dataclasses.replace(_require(config, name), disabled=not enabled)
+    return dataclasses.replace(config, servers={**config.servers, name: entry})
+
+
+def import_claude_desktop(config: ServersConfig, source: Path) -> tuple[ServersConfig, list[str]]:
+    """Merge the ``mcpServers`` of a Claude Desktop config; same-named entries are replaced.
+
+    Returns the new config and the names imported, in the source's order."""
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(source, f"cannot be read: {exc.strerror or exc}") from exc
+    imported = parse_servers(_parse_json(source, text), source)
+    return _merged(config, imported.values()), list(imported)
+
+
+def _merged(config: ServersConfig, entries: Iterable[ServerEntry]) -> ServersConfig:
+    servers = dict(config.servers)
+    servers.update((entry.name, entry) for entry in entries)
+    return dataclasses.replace(config, servers=servers)
+
+
+def _require(config: ServersConfig, name: str) -> ServerEntry:
+    try:
+        return config.servers[name]
+    except KeyError:
+        raise ConfigError(config.path, "no such server", server=name) from None

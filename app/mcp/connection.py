@@ -1,0 +1,324 @@
+"""One MCP server, owned by one long-lived task.
+
+The task connects (spawn, initialize, list tools), marks the server ready,
+then waits: for the child to die, a restart or stop request, or a timed-out
+call that makes the server suspect. When a session ends unexpectedly it
+restarts with capped exponential backoff, and gives up ("failed") after too
+many failures in a row. It never raises; the last error and the stderr tail
+say what went wrong. Calls run in the caller's task on the live client, so
+the supervisor adds no hop to a call's round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types
+import pydantic
+from mcp import Client, MCPError
+
+from app.core.tools import ToolResult
+from app.mcp.config import ServerEntry
+from app.mcp.lifecycle import (
+    DOWN,
+    Backoff,
+    Limits,
+    ServerStatus,
+    Timing,
+    all_tools,
+    describe_failure,
+    exit_message,
+    expected,
+    file_safe,
+    stderr_hint,
+)
+from app.mcp.results import tool_result
+from app.mcp.transport import StdioTransport
+
+logger = logging.getLogger(__name__)
+
+_CLIENT_INFO = mcp_types.Implementation(name="calculon", version="0.1")
+_ON_PURPOSE = {"stop": "stopped", "restart": "restarted", "stuck": "restarted"}
+
+
+class ServerConnection:
+    """One server. :meth:`run` is the body of its owner task; :meth:`call` runs a tool
+    from any task. Every state change is reported through ``on_change(self)``."""
+
+    def __init__(
+        self,
+        entry: ServerEntry,
+        *,
+        on_change: Callable[[ServerConnection], None],
+        limits: Limits | None = None,
+        backoff: Backoff | None = None,
+        log_dir: Path | None = None,
+    ) -> None:
+        self.entry, self.name = entry, entry.name
+        self.on_change = on_change
+        self.limits = limits or Limits()
+        self.backoff = backoff or Backoff()
+        self.log_dir = log_dir
+        self.state = "stopped"
+        self.last_error = ""
+        self.tools: tuple[mcp_types.Tool, ...] = ()
+        self.timing = Timing()
+        self.settled = asyncio.Event()  # set once the server was ready, or an attempt failed
+        self._settle_waiters: list[asyncio.Future[None]] = []
+        self._client: Client | None = None
+        self._transport: StdioTransport | None = None
+        self._ready = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._stopping = self._restart = self._suspect = self._lost = False
+        self._ended = ""  # why the current session is ending, once the owner knows
+        self._failures = 0
+        self._connecting: anyio.CancelScope | None = None  # while a session connects
+
+    # --- observation ---
+
+    @property
+    def pid(self) -> int | None:
+        transport = self._transport
+        return transport.pid if transport is not None and not transport.exited else None
+
+    def status(self) -> ServerStatus:
+        tail = tuple(self._transport.stderr_tail) if self._transport else ()
+        names = tuple(t.name for t in self.tools)
+        return ServerStatus(
+            self.name, self.state, self.pid, len(names), self.last_error, tail, names, self.entry.remote
+        )
+
+    # --- requests from the supervisor ---
+
+    def next_settle(self) -> asyncio.Future[None]:
+        """Resolves when the next session is ready or has ended."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._settle_waiters.append(waiter)
+        return waiter
+
+    def _settle(self) -> None:
+        self.settled.set()
+        waiters, self._settle_waiters = self._settle_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def request_restart(self) -> None:
+        self._restart = True
+        self._wake.set()
+
+    def request_stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        if self._connecting is not None:
+            self._connecting.cancel()  # a server still starting (npx downloading...) need not finish
+
+    # --- the owner task ---
+
+    async def run(self) -> None:
+        """Body of the owner task: connect, serve, restart, until stopped. Never raises."""
+        state = "starting"
+        try:
+            while not self._stopping:
+                started = time.monotonic()
+                reason = await self._session(state)
+                if reason == "error":  # never became ready: this attempt is over
+                    self._settle()
+                state = "restarting"
+                if reason == "stop" or (reason != "restart" and not await self._recover(started)):
+                    break
+        finally:
+            self._leave_ready()
+            self._set_state("stopped")
+            self._settle()
+
+    async def _session(self, state: str) -> str:
+        """One connection from spawn to end; returns why it ended."""
+        self._restart = self._suspect = self._lost = False
+        self._ended = ""
+        self._ready.clear()
+        self._set_state(state)
+        reason = "stop"  # unless the session gets further than a stop during its connect
+        try:
+            # The deadline covers only the connect, but its scope must enclose the
+            # client's whole life: the client's task groups live inside it.
+            with anyio.fail_after(self.limits.connect_timeout_s) as self._connecting:
+                async with contextlib.AsyncExitStack() as stack:
+                    client = await self._connect(stack)
+                    self._connecting.deadline, self._connecting = math.inf, None
+                    self._go_ready(client)
+                    reason = self._ended = await self._serve(client)
+                    self._wind_down(reason)
+        except Exception as exc:  # top of one session: any failure becomes state, never a crash
+            self._leave_ready()
+            limit = self.limits.connect_timeout_s
+            self.last_error = describe_failure(self.entry, exc, self._transport, limit)
+            logger.info("server %s: %s", self.name, self.last_error, exc_info=not expected(exc))
+            return "error"
+        finally:
+            self._connecting = None
+        return reason
+
+    async def _connect(self, stack: contextlib.AsyncExitStack) -> Client:
+        began = time.perf_counter()
+        client = Client(self._open_transport(), client_info=_CLIENT_INFO)
+        await stack.enter_async_context(client)
+        self.timing.spawned = self._transport.spawn_s if self._transport else 0.0
+        self.timing.connected = time.perf_counter() - began
+        self.tools = tuple(await all_tools(client))
+        self.timing.listed = time.perf_counter() - began
+        return client
+
+    def _open_transport(self) -> StdioTransport | str:
+        old, self._transport = self._transport, None
+        if self.entry.remote:
+            return self.entry.url
+        log = self.log_dir / f"{file_safe(self.name)}.log" if self.log_dir else None
+        transport = StdioTransport(
+            self.entry.launch_command(), env=self.entry.env, log_path=log, on_exit=self._child_exited
+        )
+        if old is not None:  # the previous run's last words stay visible after a restart
+            transport.stderr_tail.extend(old.stderr_tail)
+        self._transport = transport
+        return transport
+
+    def _wind_down(self, reason: str) -> None:
+        """Say what is happening before the (possibly slow) teardown of the session."""
+        self._leave_ready()
+        if reason in ("died", "lost", "stuck"):
+            self._set_state("crashed")
+        if reason == "stuck" and self._transport is not None:
+            self._transport.grace_s = 0.0  # it cannot read its stdin; go straight to SIGTERM
+
+    def _child_exited(self, _code: int) -> None:
+        # Stop lending the client now: a call made before the owner task wakes
+        # should wait for the restart, not fail against a dead pipe.
+        self._leave_ready()
+        self._wake.set()
+
+    def _go_ready(self, client: Client) -> None:
+        self._client, self.last_error = client, ""
+        self._set_state("ready")
+        self._ready.set()
+        self._settle()
+
+    def _leave_ready(self) -> None:
+        self._client = None
+        self._ready.clear()
+
+    async def _serve(self, client: Client) -> str:
+        """Wait until the session must end, and say why: stop, restart, died, lost or stuck."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                return "stop"
+            if self._restart:
+                return "restart"
+            if self._transport is not None and self._transport.exited:
+                self.last_error = exit_message(self.name, self._transport) + stderr_hint(self._transport)
+                return "died"
+            if self._lost:
+                self.last_error = f"the connection to server {self.name} was lost"
+                return "lost"
+            if self._suspect and not await self._still_answers(client):
+                self.last_error = f"server {self.name} stopped answering after a tool call timed out"
+                return "stuck"
+
+    async def _still_answers(self, client: Client) -> bool:
+        self._suspect = False
+        with anyio.move_on_after(self.limits.probe_timeout_s):
+            with contextlib.suppress(MCPError):  # an error reply still proves it is alive
+                await client.list_tools(cache_mode="bypass")
+            return True
+        return False
+
+    async def _recover(self, started: float) -> bool:
+        """After an unexpected end: wait out the backoff, or give up. False: stop for good."""
+        if time.monotonic() - started >= self.backoff.stable_s:
+            self._failures = 0
+        self._failures += 1
+        if self.state != "crashed":
+            self._set_state("crashed")
+        if self._failures >= self.backoff.max_failures:
+            self._set_state("failed")
+            await self._wait_for_request()
+        else:
+            with anyio.move_on_after(self.backoff.delay(self._failures)):
+                await self._wait_for_request()
+        if self._restart:
+            self._failures = 0
+        return not self._stopping
+
+    async def _wait_for_request(self) -> None:
+        while not (self._stopping or self._restart):
+            await self._wake.wait()
+            self._wake.clear()
+
+    # --- calls, in the caller's task ---
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> ToolResult:
+        client = await self._live_client()
+        if client is None:
+            return ToolResult(self.unavailable(), is_error=True)
+        transport = self._transport  # the owner may replace it while we wait
+        try:
+            limit = self.limits.tool_timeout_s
+            result = await client.call_tool(tool, dict(arguments), read_timeout_seconds=limit)
+        except MCPError as exc:
+            return await self._call_error(tool, exc, transport)
+        except pydantic.ValidationError as exc:
+            return ToolResult(f"tool {tool} on server {self.name} returned a malformed result: {exc}", True)
+        except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            # The owner closed this client between our lookup and the send (a restart or stop).
+            return ToolResult(f"the connection to server {self.name} closed before tool {tool} ran", True)
+        return tool_result(result)
+
+    async def _live_client(self) -> Client | None:
+        if self._client is not None:  # the common case, kept free of timers
+            return self._client
+        with anyio.move_on_after(self.limits.tool_timeout_s):
+            while self._client is None and self.state not in DOWN:
+                await self._ready.wait()
+        return self._client
+
+    def unavailable(self) -> str:
+        """Why calls cannot run now, for an error result."""
+        why = f": {self.last_error}" if self.last_error else ""
+        return f"server {self.name} is not available ({self.state}){why}"
+
+    async def _call_error(self, tool: str, exc: MCPError, transport: StdioTransport | None) -> ToolResult:
+        code = exc.error.code
+        if code == mcp_types.REQUEST_TIMEOUT:
+            self._suspect = True
+            self._wake.set()
+            limit = self.limits.tool_timeout_s
+            return ToolResult(f"tool {tool} on server {self.name} did not answer within {limit:g} s", True)
+        if code == mcp_types.CONNECTION_CLOSED:
+            return ToolResult(await self._closed_during(tool, transport), True)
+        return ToolResult(f"server {self.name} rejected {tool}: {exc.error.message}", True)
+
+    async def _closed_during(self, tool: str, transport: StdioTransport | None) -> str:
+        if self._ended in _ON_PURPOSE:
+            return f"server {self.name} was {_ON_PURPOSE[self._ended]} while running tool {tool}" + (
+                f": {self.last_error}" if self.last_error else ""
+            )
+        if transport is None or await transport.wait_exited(2.0) is None:
+            self._lost = True
+            self._wake.set()
+            return f"the connection to server {self.name} closed while running tool {tool}"
+        return f"{exit_message(self.name, transport)} while running tool {tool}" + stderr_hint(transport)
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        if state in DOWN:
+            self._ready.set()  # callers waiting for the server learn it is not coming
+        self.on_change(self)

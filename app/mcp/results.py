@@ -1,0 +1,44 @@
+"""MCP results and tools in the shapes the engine speaks (:mod:`app.core.tools`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types
+
+from app.core.tools import ToolInfo, ToolResult
+
+
+def tool_result(result: mcp_types.CallToolResult) -> ToolResult:
+    """The text a model reads: every content block in order, non-text ones described."""
+    parts = [_block_text(block) for block in result.content]
+    text = "\n".join(p for p in parts if p)
+    if not text and result.structured_content is not None:
+        text = json.dumps(result.structured_content, ensure_ascii=False)
+    return ToolResult(text, bool(result.is_error), result.structured_content)
+
+
+def _block_text(block: Any) -> str:
+    if isinstance(block, mcp_types.TextContent):
+        return block.text
+    if isinstance(block, mcp_types.ImageContent | mcp_types.AudioContent):
+        return f"[{block.type} {block.mime_type}, {len(block.data)} base64 characters]"
+    if isinstance(block, mcp_types.EmbeddedResource):
+        resource = block.resource
+        if isinstance(resource, mcp_types.TextResourceContents):
+            return resource.text
+        return f"[resource {resource.uri} ({resource.mime_type or 'binary'})]"
+    if isinstance(block, mcp_types.ResourceLink):
+        return f"[resource link {block.uri}]"
+    return f"[{getattr(block, 'type', 'unknown')} content]"
+
+
+def tool_info(server: str, tool: mcp_types.Tool, name: str) -> ToolInfo:
+    return ToolInfo(
+        server=server,
+        tool=tool.name,
+        name=name,
+        description=tool.description or tool.title or "",
+        input_schema=dict(tool.input_schema),
+    )

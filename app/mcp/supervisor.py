@@ -1,0 +1,196 @@
+"""The supervisor: every configured MCP server, started in parallel and kept alive.
+
+It is the engine's :class:`app.core.tools.ToolProvider`. Each server has one
+:class:`ServerConnection` owner task (state machine, restarts, backoff); this
+module starts and stops them, keeps the tool index in step with their tools,
+and publishes every state change as :class:`app.core.events.ServerStateChanged`.
+
+Events: ``ServerStateChanged(server, state, pid, tool_count, last_error)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from app import paths
+from app.core import events as ev
+from app.core.tools import ToolInfo, ToolResult
+from app.mcp.config import ServerEntry, ServersConfig
+from app.mcp.connection import ServerConnection
+from app.mcp.index import ToolIndex
+from app.mcp.lifecycle import Backoff, Limits, ServerStatus
+
+logger = logging.getLogger(__name__)
+
+_OFFERED = ("starting", "ready", "crashed", "restarting")  # tools of these servers stay in the index
+
+
+class Supervisor:
+    def __init__(
+        self,
+        servers: ServersConfig | Sequence[ServerEntry],
+        *,
+        tool_timeout_s: float = 30.0,
+        connect_timeout_s: float = 60.0,
+        probe_timeout_s: float = 5.0,
+        backoff: Backoff | None = None,
+        log_dir: Path | None = None,
+    ) -> None:
+        self.entries = _entries(servers)
+        self.limits = Limits(tool_timeout_s, connect_timeout_s, probe_timeout_s)
+        self.backoff = backoff or Backoff()
+        self.log_dir = log_dir if log_dir is not None else paths.log_dir()
+        self.connections: dict[str, ServerConnection] = {}
+        self.index = ToolIndex()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._sinks: list[ev.EventSink] = []
+
+    # --- lifecycle ---
+
+    def subscribe(self, sink: ev.EventSink) -> None:
+        self._sinks.append(sink)
+
+    async def start(self, *, wait: bool = True, timeout: float = 30.0) -> None:
+        """Start every enabled server at once; with ``wait``, return when each is ready
+        or its first attempt failed, or after ``timeout`` seconds."""
+        for entry in self.entries.values():
+            if not entry.disabled and entry.name not in self._tasks:  # never started, or stopped
+                self._launch(entry)
+        if wait and self._tasks:
+            waits = [asyncio.ensure_future(self.connections[n].settled.wait()) for n in self._tasks]
+            _, pending = await asyncio.wait(waits, timeout=timeout)
+            for waiter in pending:
+                waiter.cancel()
+
+    def _launch(self, entry: ServerEntry) -> None:
+        connection = ServerConnection(
+            entry,
+            on_change=self._changed,
+            limits=self.limits,
+            backoff=self.backoff,
+            log_dir=self.log_dir,
+        )
+        self.connections[entry.name] = connection
+        self._tasks[entry.name] = asyncio.create_task(connection.run(), name=f"mcp-server-{entry.name}")
+
+    async def restart(self, name: str, *, wait: bool = True, timeout: float = 30.0) -> ServerStatus:
+        """Restart one server now (also one that gave up); returns its status afterwards."""
+        connection = self._connection(name)
+        if name in self._tasks:
+            settled = connection.next_settle()
+            connection.request_restart()
+        else:  # stopped: start it afresh
+            self._launch(connection.entry)
+            settled = self.connections[name].next_settle()
+        if wait:
+            await asyncio.wait([settled], timeout=timeout)
+        return self.connections[name].status()
+
+    async def update(self, servers: ServersConfig | Sequence[ServerEntry], *, wait: bool = True) -> None:
+        """Adopt an edited config: stop servers removed or disabled, restart changed ones,
+        start new ones; servers whose entry did not change keep running untouched."""
+        self.entries = entries = _entries(servers)
+        stale = [n for n, c in self.connections.items() if entries.get(n) != c.entry]
+        await self._stop(stale)
+        for entry in entries.values():
+            if entry.disabled and entry.name in stale:
+                self._emit(ev.ServerStateChanged(server=entry.name, state="disabled"))
+        self._reindex()
+        await self.start(wait=wait)
+
+    async def aclose(self, timeout: float = 8.0) -> None:
+        """Stop every server and its whole process tree."""
+        await self._stop(list(self.connections), timeout)
+
+    async def _stop(self, names: list[str], timeout: float = 8.0) -> None:
+        for name in names:
+            self.connections[name].request_stop()
+        tasks = [self._tasks.pop(name) for name in names if name in self._tasks]
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=timeout)
+            for task in late:
+                logger.warning("%s did not stop in %.0f s; cancelling it", task.get_name(), timeout)
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for name in names:
+            if self.connections[name].entry != self.entries.get(name):
+                del self.connections[name]  # replaced or removed; kept otherwise, to report "stopped"
+
+    # --- observation ---
+
+    def states(self) -> list[ServerStatus]:
+        """Every configured server in config order, disabled ones included."""
+        return [self._status(entry) for entry in self.entries.values()]
+
+    def stderr_tail(self, name: str) -> list[str]:
+        """The last lines the server wrote on stderr (and stray stdout), newest last."""
+        connection = self.connections.get(name)
+        return list(connection.status().stderr_tail) if connection else []
+
+    def _status(self, entry: ServerEntry) -> ServerStatus:
+        if entry.disabled:
+            return ServerStatus(entry.name, "disabled", remote=entry.remote)
+        connection = self.connections.get(entry.name)
+        return connection.status() if connection else ServerStatus(entry.name, "stopped", remote=entry.remote)
+
+    def _changed(self, connection: ServerConnection) -> None:
+        self._reindex()
+        status = connection.status()
+        self._emit(
+            ev.ServerStateChanged(
+                server=status.name,
+                state=status.state,
+                pid=status.pid,
+                tool_count=status.tool_count,
+                last_error=status.last_error,
+            )
+        )
+
+    def _reindex(self) -> None:
+        live = [(name, c.tools) for name, c in self.connections.items() if c.state in _OFFERED]
+        self.index = ToolIndex(live)
+
+    def _emit(self, event: ev.Event) -> None:
+        for sink in self._sinks:
+            try:
+                sink(event)
+            except Exception:  # a broken listener must not take a server's owner task down
+                logger.exception("event sink failed on %s", event.kind)
+
+    # --- ToolProvider ---
+
+    def list_tools(self) -> list[ToolInfo]:
+        return list(self.index.tools)
+
+    def resolve(self, name: str) -> ToolInfo | None:
+        return self.index.resolve(name)
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """Run a tool by model-facing name or ``server.tool``; failures come back as error results."""
+        info = self.index.resolve(name)
+        if info is None:
+            return ToolResult(self._explain_missing(name), is_error=True)
+        return await self.connections[info.server].call(info.tool, arguments)
+
+    def _explain_missing(self, name: str) -> str:
+        server, dot, _ = name.partition(".")
+        connection = self.connections.get(server) if dot else None
+        if connection is not None and connection.state != "ready":
+            return connection.unavailable()  # e.g. "server x is not available (failed): ..."
+        return self.index.explain_missing(name)
+
+    def _connection(self, name: str) -> ServerConnection:
+        try:
+            return self.connections[name]
+        except KeyError:
+            state = "disabled" if name in self.entries else "not configured"
+            raise KeyError(f"server {name!r} is {state}") from None
+
+
+def _entries(servers: ServersConfig | Sequence[ServerEntry]) -> dict[str, ServerEntry]:
+    listed = servers.servers.values() if isinstance(servers, ServersConfig) else servers
+    return {entry.name: entry for entry in listed}

@@ -1,0 +1,220 @@
+"""A stdio transport for ``mcp.Client`` that watches its child closely.
+
+Compared with the SDK's own stdio client it exposes the child's pid, notices
+its death at once (``exited``, ``returncode``, an ``on_exit`` callback), keeps
+the tail of its stderr and logs all of it to a file, and tolerates a server
+that prints non-JSON lines on stdout: those go to the stderr tail marked
+``[stdout garbage]`` instead of breaking the session. The child runs in a new
+process group with a minimal environment, and leaving the context stops the
+whole group: close stdin, a bounded wait, SIGTERM, then SIGKILL.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import anyio.abc
+import mcp_types
+import pydantic
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+
+from app.mcp.process import child_environment, stop_tree, wait_for_death
+
+logger = logging.getLogger(__name__)
+
+TAIL_LINES = 200
+_MAX_LINE = 16 * 1024 * 1024  # a JSON-RPC line longer than this is not a message we can use
+
+
+class StdioTransport:
+    """``async with StdioTransport(argv) as (read, write)``; one child per instance.
+
+    Create it inside the running event loop (it holds anyio events)."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        log_path: Path | None = None,
+        tail_lines: int = TAIL_LINES,
+        on_exit: Callable[[int], None] | None = None,
+        grace_s: float = 2.0,
+        kill_after_s: float = 2.0,
+    ) -> None:
+        self.argv = list(argv)
+        self.env = child_environment(env or {})
+        self.cwd = cwd
+        self.log_path = log_path
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
+        self.on_exit = on_exit
+        self.grace_s, self.kill_after_s = grace_s, kill_after_s
+        self.pid: int | None = None
+        self.spawn_s = 0.0  # how long creating the process took
+        self.returncode: int | None = None
+        self._exited = anyio.Event()
+        self._stderr_done = anyio.Event()
+        self._cm: contextlib.AbstractAsyncContextManager[Any] | None = None
+        self._log: IO[str] | None = None
+
+    # --- what the owner watches ---
+
+    @property
+    def exited(self) -> bool:
+        return self._exited.is_set()
+
+    async def wait_exited(self, timeout: float | None = None) -> int | None:
+        """The exit code once the child is gone (and its stderr read), or None on timeout."""
+        with anyio.move_on_after(timeout):
+            await self._exited.wait()
+        return self.returncode if self._exited.is_set() else None
+
+    def stderr_text(self, lines: int = 20) -> str:
+        return "\n".join(list(self.stderr_tail)[-lines:])
+
+    # --- the Transport protocol ---
+
+    async def __aenter__(self) -> tuple[Any, Any]:
+        self._cm = self._session()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        assert self._cm is not None, "transport exited without being entered"
+        return await self._cm.__aexit__(*exc_info)
+
+    @contextlib.asynccontextmanager
+    async def _session(self) -> AsyncIterator[tuple[Any, Any]]:
+        began = time.perf_counter()
+        process = await anyio.open_process(self.argv, env=self.env, cwd=self.cwd, start_new_session=True)
+        self.spawn_s = time.perf_counter() - began
+        self.pid = process.pid
+        self._open_log()
+        to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._read_stdout, process, to_session)
+                tg.start_soon(self._write_stdin, process, from_session, to_session)
+                tg.start_soon(self._read_stderr, process)
+                tg.start_soon(self._watch, process)
+                try:
+                    yield read_stream, write_stream
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await self._shutdown(process, read_stream, write_stream)
+                    tg.cancel_scope.cancel()
+        finally:
+            self._close_log()
+
+    async def _shutdown(self, process: anyio.abc.Process, *streams: Any) -> None:
+        for stream in streams:
+            await stream.aclose()
+        await stop_tree(process, self.grace_s, self.kill_after_s)
+        with anyio.move_on_after(self.kill_after_s):
+            await self._exited.wait()
+        if process.returncode is not None:  # closes the pipes, even ones a stray grandchild holds
+            await process.aclose()
+
+    # --- pipe tasks ---
+
+    async def _read_stdout(self, process: anyio.abc.Process, sink: MemoryObjectSendStream[Any]) -> None:
+        assert process.stdout is not None
+        buffer = b""
+        async with sink:
+            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async for chunk in process.stdout:
+                    *lines, buffer = (buffer + chunk).split(b"\n")
+                    for line in lines:
+                        message = self._parse(line)
+                        if message is not None:
+                            await sink.send(message)
+                    if len(buffer) > _MAX_LINE:
+                        self._garbage(buffer[:200] + b"... (line too long, dropped)")
+                        buffer = b""
+
+    def _parse(self, line: bytes) -> SessionMessage | None:
+        if not line.strip():
+            return None
+        try:
+            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+        except pydantic.ValidationError:
+            self._garbage(line)
+            return None
+
+    def _garbage(self, line: bytes) -> None:
+        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        logger.debug("server %s printed a non-JSON-RPC line on stdout: %r", self.pid, text[:200])
+        self._record(f"[stdout garbage] {text}")
+
+    async def _write_stdin(
+        self,
+        process: anyio.abc.Process,
+        source: MemoryObjectReceiveStream[SessionMessage],
+        to_session: MemoryObjectSendStream[Any],
+    ) -> None:
+        assert process.stdin is not None
+        try:
+            async with source:
+                async for message in source:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(data.encode() + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The child stopped reading: end the session's read side so no request waits forever.
+            await to_session.aclose()
+
+    async def _read_stderr(self, process: anyio.abc.Process) -> None:
+        assert process.stderr is not None
+        buffer = b""
+        try:
+            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async for chunk in process.stderr:
+                    *lines, buffer = (buffer + chunk).split(b"\n")
+                    for line in lines:
+                        self._record(line.decode("utf-8", errors="replace").rstrip("\r"))
+            if buffer:
+                self._record(buffer.decode("utf-8", errors="replace"))
+        finally:
+            self._stderr_done.set()
+
+    async def _watch(self, process: anyio.abc.Process) -> None:
+        code = await wait_for_death(process)
+        with anyio.move_on_after(0.5):  # the last words on stderr explain the death
+            await self._stderr_done.wait()
+        self.returncode = code
+        self._record(f"[process exited with code {code}]")
+        self._exited.set()
+        if self.on_exit is not None:
+            self.on_exit(code)
+
+    # --- stderr tail and log file ---
+
+    def _record(self, line: str) -> None:
+        self.stderr_tail.append(line)
+        if self._log is not None:
+            self._log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+            self._log.flush()
+
+    def _open_log(self) -> None:
+        if self.log_path is None:
+            return
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = self.log_path.open("a", encoding="utf-8")
+        except OSError:
+            logger.warning("cannot write the server log %s", self.log_path, exc_info=True)
+            return
+        self._log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started pid {self.pid}: {self.argv}\n")
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None

@@ -1,0 +1,161 @@
+"""A tool call's round trip through the supervisor, against the raw SDK client.
+
+Both sides call the bundled calculator's ``add`` over stdio, each on its own
+server process: ours through ``Supervisor.call_tool`` (name lookup, live-client
+check, result conversion), the raw side through ``mcp.Client.call_tool``. Calls
+alternate in small batches so both see the same machine load; the figure that
+matters is the ratio of the two medians (target: at most 1.05).
+
+    python -m bench supervisor_roundtrip [--calls 1000] [--batch 10] [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DOC = REPO_ROOT / "docs" / "benchmarks.md"
+HEADING = "## Supervisor"
+
+if TYPE_CHECKING:
+    from app.mcp.supervisor import Supervisor
+
+Call = Callable[[int], Awaitable[object]]
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+async def timed(call: Call, n: int, out: list[float], cpu: list[float] | None = None) -> None:
+    """Wall time of each call into ``out`` (ms); this process's CPU per call into ``cpu`` (µs)."""
+    cpu_began = time.process_time()
+    for i in range(n):
+        began = time.perf_counter()
+        await call(i)
+        out.append((time.perf_counter() - began) * 1000)
+    if cpu is not None:
+        cpu.append((time.process_time() - cpu_began) / n * 1e6)
+
+
+async def measure(calls: int, batch: int) -> dict[str, list[float]]:
+    from app.mcp.config import bundled_entry
+    from app.mcp.supervisor import Supervisor
+
+    with tempfile.TemporaryDirectory() as logs:
+        supervisor = Supervisor([bundled_entry("calculator")], log_dir=Path(logs))
+        return await _against_raw(supervisor, calls, batch)
+
+
+async def _against_raw(supervisor: Supervisor, calls: int, batch: int) -> dict[str, list[float]]:
+    from mcp import Client, StdioServerParameters
+
+    raw_params = StdioServerParameters(command=sys.executable, args=["-m", "app", "serve", "calculator"])
+    await supervisor.start()
+    if supervisor.states()[0].state != "ready":
+        raise SystemExit(f"the calculator did not start: {supervisor.states()[0].last_error}")
+    try:
+        async with Client(raw_params) as raw:
+            sides: dict[str, Call] = {
+                "ours": lambda i: supervisor.call_tool("add", {"a": i, "b": 1}),
+                "raw": lambda i: raw.call_tool("add", {"a": i, "b": 1}),
+            }
+            return await _interleaved(sides, calls, batch)
+    finally:
+        await supervisor.aclose()
+
+
+async def _interleaved(sides: dict[str, Call], calls: int, batch: int) -> dict[str, list[float]]:
+    warm: list[float] = []
+    for call in sides.values():
+        await timed(call, 50, warm)
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    cpu: dict[str, list[float]] = {name: [] for name in sides}
+    order = list(sides)
+    for _ in range(calls // batch):
+        for name in order:
+            await timed(sides[name], batch, times[name], cpu[name])
+        order.reverse()  # neither side always goes first
+    return times | {f"{name} cpu": cpu[name] for name in sides}
+
+
+def report(times: dict[str, list[float]], calls: int, batch: int) -> str:
+    rows = [_row(name, times[name], times[f"{name} cpu"]) for name in ("ours", "raw")]
+    (_, ours50, ours95, ours_cpu), (_, raw50, raw95, raw_cpu) = rows
+    lines = [
+        "### Tool call round trip",
+        "",
+        "Command: `python -m bench supervisor_roundtrip` "
+        f"({calls} warm calls of the bundled calculator's `add` per side, "
+        f"alternating in batches of {batch}; each side has its own server process).",
+        "",
+        "| side | p50 (ms) | p95 (ms) | client CPU per call (µs, median of batches) |",
+        "|---|---|---|---|",
+        *(f"| {name} | {p50:.3f} | {p95:.3f} | {cpu:.0f} |" for name, p50, p95, cpu in rows),
+        "",
+        f"Ratio ours/raw: **p50 {ours50 / raw50:.3f}**, p95 {ours95 / raw95:.3f}, "
+        f"client CPU {ours_cpu / raw_cpu:.3f} (target p50 at most 1.05). "
+        "Ours includes a per-call timeout, the name lookup and the result conversion; "
+        "raw is `mcp.Client.call_tool` with no timeout.",
+        "",
+        f"Machine: {os.cpu_count()} CPUs, load average {_load()} at the end of the run.",
+    ]
+    return "\n".join(lines)
+
+
+def _load() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
+
+
+def _row(name: str, wall: list[float], cpu: list[float]) -> tuple[str, float, float, float]:
+    return name, statistics.median(wall), percentile(wall, 95), statistics.median(cpu)
+
+
+def write_subsection(body: str, path: Path = DOC) -> None:
+    """Replace one ``### `` block of the Supervisor section, leaving everything else alone."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    start = text.find(HEADING + "\n")
+    if start < 0:
+        text, start = text.rstrip("\n") + f"\n\n{HEADING}\n", len(text.rstrip("\n")) + 2
+    end = text.find("\n## ", start + len(HEADING))
+    end = len(text) if end < 0 else end + 1
+    section = _replace_block(text[start:end], body)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text[:start] + section + text[end:], encoding="utf-8")
+
+
+def _replace_block(section: str, body: str) -> str:
+    title = body.split("\n", 1)[0]
+    begin = section.find(title + "\n")
+    if begin < 0:
+        return section.rstrip("\n") + "\n\n" + body + "\n"
+    finish = section.find("\n### ", begin + len(title))
+    rest = "" if finish < 0 else section[finish:]
+    return section[:begin] + body + "\n" + rest
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench supervisor_roundtrip")
+    parser.add_argument("--calls", type=int, default=1000, help="timed calls per side")
+    parser.add_argument("--batch", type=int, default=10, help="calls per side before switching")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    args = parser.parse_args(sys.argv[1:])
+    times = asyncio.run(measure(args.calls, args.batch))
+    text = report(times, args.calls, args.batch)
+    print(text)
+    if not args.no_write:
+        write_subsection(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

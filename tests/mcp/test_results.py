@@ -1,0 +1,42 @@
+"""MCP call results as the text a model reads."""
+
+from __future__ import annotations
+
+import mcp_types
+
+from app.mcp.results import tool_result
+
+
+def test_text_blocks_are_joined_and_other_blocks_described():
+    result = mcp_types.CallToolResult(
+        content=[
+            mcp_types.TextContent(type="text", text="first"),
+            mcp_types.ImageContent(type="image", data="aGVsbG8=", mime_type="image/png"),
+            mcp_types.EmbeddedResource(
+                type="resource",
+                resource=mcp_types.TextResourceContents(
+                    uri="file:///a.txt", mime_type="text/plain", text="inside"
+                ),
+            ),
+            mcp_types.ResourceLink(type="resource_link", name="doc", uri="https://example.com/doc"),
+        ],
+        is_error=False,
+    )
+    converted = tool_result(result)
+    assert converted.text.split("\n") == [
+        "first",
+        "[image image/png, 8 base64 characters]",
+        "inside",
+        "[resource link https://example.com/doc]",
+    ]
+    assert not converted.is_error
+
+
+def test_structured_content_alone_becomes_json_text():
+    converted = tool_result(mcp_types.CallToolResult(content=[], structured_content={"value": "5"}))
+    assert (converted.text, converted.structured) == ('{"value": "5"}', {"value": "5"})
+
+
+def test_error_flag_is_kept():
+    error = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="bad")], is_error=True)
+    assert tool_result(error).is_error

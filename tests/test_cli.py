@@ -1,0 +1,194 @@
+"""The command line: most behaviour in-process, a few end-to-end runs of the installed script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app import cli
+from app.cli import commands
+from app.llm import registry
+from app.llm.base import BackendError, ToolCall, ToolCallChunk
+from app.llm.scripted import ScriptedBackend
+from app.mcp.config import ServerEntry
+from tests.mcp.helpers import script_entry
+
+SCRIPT = Path(sys.executable).with_name("calculon")
+
+
+def calculon(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``calculon`` script (``python -m app`` where it is not installed)."""
+    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout, check=False)
+
+
+@pytest.fixture
+def servers_file(tmp_path):
+    """A servers file with the test server, a server that cannot start, and a disabled one."""
+    entries = [
+        script_entry("basic", "basic.py"),
+        ServerEntry("ghost", command="/no/such/server"),
+        ServerEntry("off", url="https://example.com/mcp", disabled=True),
+    ]
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {e.name: e.to_json() for e in entries}}))
+    return path
+
+
+@pytest.fixture
+def basic_only(tmp_path):
+    path = tmp_path / "basic.json"
+    path.write_text(json.dumps({"mcpServers": {"basic": script_entry("basic", "basic.py").to_json()}}))
+    return path
+
+
+def test_tools_lists_every_bundled_tool_with_its_server_and_schema(capsys):
+    assert cli.run(["tools", "--json"]) == 0
+    tools = {t["name"]: t for t in json.loads(capsys.readouterr().out)}
+    assert {t["server"] for t in tools.values()} == {"calculator", "converter", "clock"}
+    assert tools["add"]["server"] == "calculator" and tools["add"]["input_schema"]["required"] == ["a", "b"]
+    assert all(t["description"] for t in tools.values())
+
+
+def test_tools_text_names_each_tool_and_its_server(basic_only, capsys):
+    assert cli.run(["--config", str(basic_only), "tools"]) == 0
+    out = capsys.readouterr().out
+    assert "echo  [basic]" in out and "prefixed with this server's name" in out and '"required"' in out
+
+
+def test_call_prints_the_exact_result(basic_only, capsys):
+    assert cli.run(["--config", str(basic_only), "call", "basic.echo", '{"text": "hi"}']) == 0
+    assert capsys.readouterr().out == "basic:hi\n"
+
+
+def test_call_json_reports_server_tool_and_structured_result(basic_only, capsys):
+    assert cli.run(["--config", str(basic_only), "call", "add", '{"a": 2, "b": 40}', "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body == {
+        "server": "basic",
+        "tool": "add",
+        "arguments": {"a": 2, "b": 40},
+        "result": "42.0",
+        "is_error": False,
+        "structured": {"result": 42.0},
+    }
+
+
+def test_tool_error_goes_to_stderr_and_exits_1(basic_only, capsys):
+    assert cli.run(["--config", str(basic_only), "call", "fail", '{"message": "no can do"}']) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.strip() == "calculon: Error executing tool fail: no can do"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"), [('{"a": 1', "not valid JSON"), ("[1, 2]", "must be a JSON object, not list")]
+)
+def test_bad_json_args_exit_2_before_any_server_starts(basic_only, capsys, arguments, problem):
+    assert cli.run(["--config", str(basic_only), "call", "add", arguments]) == 2
+    assert problem in capsys.readouterr().err
+
+
+def test_servers_reports_state_pid_tool_count_and_last_error(servers_file, capsys):
+    assert cli.run(["--config", str(servers_file), "servers", "--json"]) == 0
+    states = {s["name"]: s for s in json.loads(capsys.readouterr().out)}
+    assert (
+        states["basic"]["state"] == "ready" and states["basic"]["pid"] and states["basic"]["tool_count"] == 6
+    )
+    assert states["ghost"]["state"] in ("crashed", "restarting", "failed")
+    assert "command not found: /no/such/server" in states["ghost"]["last_error"]
+    assert states["off"]["state"] == "disabled" and states["off"]["pid"] is None
+
+
+def test_malformed_config_exits_2_naming_file_server_and_problem(tmp_path, capsys):
+    path = tmp_path / "servers.json"
+    path.write_text('{"mcpServers": {"calc": {"command": "x", "url": "https://a/mcp"}}}')
+    assert cli.run(["--config", str(path), "tools"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f'calculon: {path}: server \'calc\': has both "command" and "url"; give one'
+    )
+
+
+@pytest.fixture
+def local_backend(monkeypatch):
+    """Stand a scripted backend (or a failing one) in for the local model."""
+
+    def install(backend) -> None:
+        monkeypatch.setitem(registry._FACTORIES, "local", lambda **options: backend)
+
+    return install
+
+
+def test_ask_json_prints_the_turn_and_streams_events_to_stderr(basic_only, local_backend, capsys):
+    add = ToolCallChunk(ToolCall("c1", "add", {"a": 2, "b": 40}))
+    local_backend(ScriptedBackend([[add], ["It is ", "42."]]))
+    assert cli.run(["--config", str(basic_only), "ask", "what is 2 + 40?", "--json", "--no-strict"]) == 0
+    captured = capsys.readouterr()
+    body = json.loads(captured.out)
+    assert body["answer"] == "It is 42."
+    (record,) = body["tool_calls"]
+    assert record.pop("ms") >= 0
+    expected = {"server": "basic", "tool": "add", "arguments": {"a": 2, "b": 40}, "result": "42.0"}
+    assert record == expected | {"is_error": False}
+    assert body["events"][0]["kind"] == "turn_started" and body["events"][-1]["kind"] == "turn_finished"
+    assert '  -> basic.add {"a": 2, "b": 40}' in captured.err
+    assert "  model: It is 42.\n" in captured.err and "turn finished in" in captured.err
+
+
+def test_ask_prints_just_the_answer_on_stdout(basic_only, local_backend, capsys):
+    local_backend(ScriptedBackend([["Hello there."]]))
+    assert cli.run(["--config", str(basic_only), "ask", "hi"]) == 0
+    assert capsys.readouterr().out == "Hello there.\n"
+
+
+class UnloadableBackend(ScriptedBackend):
+    async def load(self, progress=None) -> None:
+        raise BackendError("The model file is not a GGUF file.", category="model")
+
+
+def test_ask_with_a_backend_that_cannot_load_exits_3_with_its_message(basic_only, local_backend, capsys):
+    local_backend(UnloadableBackend([]))
+    assert cli.run(["--config", str(basic_only), "ask", "hi"]) == 3
+    assert "calculon: The model file is not a GGUF file." in capsys.readouterr().err
+
+
+def test_ask_flags_override_the_saved_settings(tmp_path):
+    model = tmp_path / "tiny.gguf"
+    model.write_bytes(b"GGUF")
+    args = cli.build_parser().parse_args(["ask", "hi", "--model", str(model), "--no-strict"])
+    settings = commands.ask_settings(args)
+    assert (settings.backend, settings.model_path, settings.strict) == ("local", str(model), False)
+    args = cli.build_parser().parse_args(["ask", "hi", "--backend", "gemini", "--model", "gemini-x"])
+    settings = commands.ask_settings(args)
+    assert (settings.backend, settings.gemini_model, settings.strict) == ("gemini", "gemini-x", True)
+
+
+def test_missing_model_file_is_a_usage_error(capsys):
+    assert cli.run(["ask", "hi", "--model", "/no/such/model.gguf"]) == 2
+    assert "model file not found: /no/such/model.gguf" in capsys.readouterr().err
+
+
+def test_no_subcommand_without_a_window_explains_and_exits_1(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "app.ui.main", None)  # as if the window could not be imported
+    assert cli.run([]) == 1
+    assert "the window is not available" in capsys.readouterr().err
+
+
+def test_installed_script_calls_a_bundled_tool():
+    done = calculon("call", "calculator.add", '{"a": 2, "b": 40}')
+    assert (done.returncode, done.stdout) == (0, "42\n")
+
+
+def test_installed_script_serves_only_bundled_servers():
+    done = calculon("serve", "nonesuch")
+    assert done.returncode == 2 and "no bundled server named 'nonesuch'" in done.stderr
+
+
+def test_installed_script_reports_a_broken_config_file(tmp_path):
+    path = tmp_path / "servers.json"
+    path.write_text("{not json")
+    done = calculon("--config", str(path), "servers")
+    assert done.returncode == 2 and f"{path}: invalid JSON at line 1, column 2" in done.stderr

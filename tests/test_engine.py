@@ -1,0 +1,187 @@
+"""The engine facade: servers, lazy backend, turns and shutdown, composed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+
+import pytest
+
+from app.core import events as ev
+from app.core import prompts
+from app.engine import Engine
+from app.llm import registry
+from app.llm.base import BackendError, ToolCall, ToolCallChunk
+from app.llm.scripted import ScriptedBackend
+from app.mcp.config import ConfigError
+from app.settings import Settings
+from tests.mcp.helpers import EventLog, alive, script_entry, wait_until_dead
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def servers_file(tmp_path):
+    path = tmp_path / "servers.json"
+    body = {"mcpServers": {"basic": script_entry("basic", "basic.py").to_json()}}
+    path.write_text(json.dumps(body))
+    return path
+
+
+@pytest.fixture
+def use_backend(monkeypatch):
+    """Register a backend under a test-only name; returns the options it was built with."""
+    built: list[dict] = []
+
+    def install(backend) -> Settings:
+        def factory(**options):
+            built.append(options)
+            return backend
+
+        monkeypatch.setitem(registry._FACTORIES, "under-test", factory)
+        return Settings(backend="under-test")  # type: ignore[arg-type]
+
+    install.built = built  # type: ignore[attr-defined]
+    return install
+
+
+class SlowLoadingBackend(ScriptedBackend):
+    """Reports load progress from a worker thread, as llama.cpp does."""
+
+    def __init__(self, *args, fail: str = "", **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fail = fail
+        self.closed = False
+
+    async def load(self, progress=None) -> None:
+        def work() -> None:
+            for step in (0.25, 0.5, 1.0):
+                progress(step, f"loaded {step:.0%}")
+            if self.fail:
+                raise BackendError(self.fail, category="model")
+
+        await asyncio.to_thread(work)
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def test_ask_starts_the_servers_and_runs_a_turn_through_them(servers_file):
+    backend = ScriptedBackend([[ToolCallChunk(ToolCall("c1", "add", {"a": 2, "b": 40}))], ["It is 42."]])
+    log = EventLog()
+    engine = Engine(Settings(), servers_path=servers_file, backend=backend, sink=log)
+    outcome = await engine.ask("what is 2 + 40?")
+    pid = engine.supervisor.states()[0].pid
+    await engine.aclose()
+    assert outcome.answer == "It is 42." and outcome.tool_calls[0].result == "42.0"
+    kinds = [e.kind for e in log.events]
+    ready = next(i for i, e in enumerate(log.events) if getattr(e, "state", "") == "ready")
+    loaded = next(i for i, e in enumerate(log.events) if getattr(e, "done", False))
+    assert max(ready, loaded) < kinds.index("turn_started")
+    assert kinds[-1] == "server_state" and log.states("basic")[-1] == "stopped"
+    assert await wait_until_dead([pid]) == []
+
+
+async def test_backend_is_built_from_the_registry_on_first_use_with_the_settings(servers_file, use_backend):
+    backend = SlowLoadingBackend([["hi"]])
+    settings = use_backend(backend)
+    log = EventLog()
+    engine = Engine(settings, servers_path=servers_file, sink=log)
+    assert engine.backend is None
+    try:
+        assert await engine.ensure_backend() is backend
+        assert await engine.ensure_backend() is backend  # loaded once
+    finally:
+        await engine.aclose()
+    assert len(use_backend.built) == 1 and use_backend.built[0]["n_ctx"] == settings.n_ctx
+    loading = [e for e in log.events if isinstance(e, ev.ModelLoading)]
+    assert [e.progress for e in loading] == [0.0, 0.25, 0.5, 1.0, 1.0]
+    assert loading[-1].done and not loading[-1].error
+    assert backend.closed
+
+
+async def test_progress_from_a_worker_thread_reaches_subscribers_on_the_loop(servers_file, use_backend):
+    settings = use_backend(SlowLoadingBackend([["hi"]]))
+    threads: set[int] = set()
+    engine = Engine(settings, servers_path=servers_file, sink=lambda e: threads.add(threading.get_ident()))
+    await engine.ensure_backend()
+    await engine.aclose()
+    assert threads == {threading.get_ident()}
+
+
+async def test_backend_that_cannot_load_raises_and_reports_why(servers_file, use_backend):
+    settings = use_backend(SlowLoadingBackend([["hi"]], fail="model file is damaged"))
+    log = EventLog()
+    engine = Engine(settings, servers_path=servers_file, sink=log)
+    try:
+        with pytest.raises(BackendError, match="model file is damaged"):
+            await engine.ask("hello")
+    finally:
+        await engine.aclose()
+    last_loading = [e for e in log.events if isinstance(e, ev.ModelLoading)][-1]
+    assert last_loading.done and last_loading.error == "model file is damaged"
+    assert not any(isinstance(e, ev.TurnStarted) for e in log.events)
+
+
+async def test_unknown_backend_is_a_backend_error(servers_file):
+    engine = Engine(Settings(backend="nonesuch"), servers_path=servers_file)  # type: ignore[arg-type]
+    with pytest.raises(BackendError, match="Unknown backend 'nonesuch'"):
+        await engine.ensure_backend()
+    await engine.aclose()
+
+
+async def test_malformed_servers_file_fails_when_the_engine_is_built(tmp_path):
+    path = tmp_path / "servers.json"
+    path.write_text('{"mcpServers": {"x": {"args": []}}}')
+    with pytest.raises(ConfigError, match="'x'"):
+        Engine(Settings(), servers_path=path)
+
+
+async def test_changing_the_model_rebuilds_the_backend_on_the_next_turn(servers_file, use_backend):
+    first = SlowLoadingBackend([["one"]])
+    settings = use_backend(first)
+    engine = Engine(settings, servers_path=servers_file)
+    await engine.ensure_backend()
+    await engine.reconfigure(Settings(backend=settings.backend, n_ctx=8192))
+    assert first.closed and engine.backend is None
+    await engine.ensure_backend()
+    await engine.aclose()
+    assert [options["n_ctx"] for options in use_backend.built] == [4096, 8192]
+
+
+async def test_the_system_prompt_follows_calculon_mode(servers_file):
+    backend = ScriptedBackend([["Hi."], ["Hi again."]])
+    engine = Engine(Settings(strict=True), servers_path=servers_file, backend=backend)
+    await engine.ask("hello")
+    await engine.reconfigure(Settings(strict=False))
+    await engine.ask("hello again")
+    await engine.aclose()
+    assert [r.system for r in backend.requests] == [prompts.system_prompt(True), prompts.system_prompt(False)]
+    assert prompts.system_prompt(True) != prompts.system_prompt(False)
+
+
+async def test_reloading_the_servers_file_applies_the_edit(servers_file):
+    engine = Engine(Settings(), servers_path=servers_file, backend=ScriptedBackend([]))
+    await engine.start()
+    body = json.loads(servers_file.read_text())
+    body["mcpServers"]["noisy"] = script_entry("noisy", "noisy.py").to_json()
+    servers_file.write_text(json.dumps(body))
+    await engine.reload_servers()
+    states = {s.name: s.state for s in engine.supervisor.states()}
+    await engine.aclose()
+    assert states == {"basic": "ready", "noisy": "ready"}
+
+
+async def test_aclose_stops_every_server_process(servers_file):
+    engine = Engine(Settings(), servers_path=servers_file, backend=ScriptedBackend([]))
+    await engine.start()
+    pid = engine.supervisor.states()[0].pid
+    assert pid is not None and alive(pid)
+    await engine.aclose()
+    assert await wait_until_dead([pid]) == []
