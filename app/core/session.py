@@ -218,7 +218,11 @@ class _Turn:
         )
 
     async def _step(self, step_no: int) -> _Step:
-        offered, selected = self.s.offer(self._context())
+        context = self._context()
+        if self.s.selector is None:
+            offered, selected = self.s.offer(context)
+        else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
+            offered, selected = await asyncio.to_thread(self.s.offer, context)
         self.emit(
             ev.StepStarted, step=step_no, offered=tuple((t.name, s) for t, s in offered), selected=selected
         )
@@ -272,19 +276,30 @@ class _Turn:
             is_error=result.is_error,
             duration_ms=ms,
         )
-        self.outcome.tool_calls.append(CallRecord(server, tool, call.arguments, result.text, result.is_error, ms))
-        self.messages.append(Message("tool", result.text, tool_call_id=call.id, tool_name=call.name, is_error=result.is_error))
+        self.outcome.tool_calls.append(
+            CallRecord(server, tool, call.arguments, result.text, result.is_error, ms)
+        )
+        self.messages.append(
+            Message("tool", result.text, tool_call_id=call.id, tool_name=call.name, is_error=result.is_error)
+        )
         if not result.is_error:
             self.sources.append(result.text)
 
     def _needs_reask(self, answer: str, reasks: int) -> bool:
         """Check the candidate answer; True when the model should try again."""
-        verified, unbacked = None, ()
+        verified: bool | None = None
+        unbacked: tuple[str, ...] = ()
         if self.s.verifier is not None:
             check = self.s.verifier.check(answer, (*self.s._sources, *self.sources))
             verified, unbacked = check.verified, check.unbacked
             will_reask = not verified and reasks < self.s.max_reasks
-            self.emit(ev.CheckFinished, attempt=reasks + 1, verified=verified, unbacked=unbacked, will_reask=will_reask)
+            self.emit(
+                ev.CheckFinished,
+                attempt=reasks + 1,
+                verified=verified,
+                unbacked=unbacked,
+                will_reask=will_reask,
+            )
             if will_reask:
                 self.messages.append(Message("user", REASK_TEMPLATE.format(numbers=", ".join(unbacked))))
                 return True

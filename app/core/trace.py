@@ -167,7 +167,9 @@ class TraceStore:
         label = f"Check {event.attempt}: {verdict}" + (" · re-asking" if event.will_reask else "")
         data = {"verified": event.verified, "unbacked": list(event.unbacked), "will_reask": event.will_reask}
         status = "ok" if event.verified else "error"
-        self._insert(self._turns[event.turn_id], TraceNode("check", label, started=event.ts, status=status, data=data))
+        self._insert(
+            self._turns[event.turn_id], TraceNode("check", label, started=event.ts, status=status, data=data)
+        )
 
     def _on_answer_ready(self, event: ev.AnswerReady) -> None:
         badge = {True: " ✓ verified", False: " ✗ unverified", None: ""}[event.verified]

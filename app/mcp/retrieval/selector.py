@@ -1,0 +1,215 @@
+"""The tool selector the turn loop calls: which tools to offer for this step.
+
+With few tools every tool is offered (``select`` returns None); above the
+threshold, the top-k by hybrid relevance plus the user's pinned tools. The
+index is built in a worker thread; until it is ready, and while the tool list
+has tools the index does not know, every tool is offered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from app.core.tools import ToolInfo
+from app.mcp.retrieval.embed import MiniLMEncoder, shared_encoder
+from app.mcp.retrieval.index import QUERY_TOKENS, Scores, ToolIndex, build_index, fingerprint
+from app.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+QUERY_CACHE = 64  # recent query vectors kept: a turn's steps often rank the same words again
+
+
+@dataclasses.dataclass(frozen=True)
+class Ranked:
+    """One ranked tool: the fused score the trace shows, and its two parts."""
+
+    tool: ToolInfo
+    score: float
+    bm25: float
+    dense: float
+    pinned: bool = False
+
+
+def is_pinned(tool: ToolInfo, pins: Iterable[str]) -> bool:
+    """A pin may name the tool as the model sees it, bare, or as ``server.tool``."""
+    names = {tool.name, tool.tool, f"{tool.server}.{tool.tool}"}
+    return any(pin in names for pin in pins)
+
+
+class ToolRetriever:
+    """Implements :class:`app.core.tools.ToolSelector`.
+
+    Call :meth:`refresh` (awaitable) or :meth:`notify_tools_changed` (fire and
+    forget) whenever the supervisor's tool list may have changed.
+    """
+
+    def __init__(
+        self,
+        *,
+        threshold: int = 16,
+        top_k: int = 5,
+        pinned: Sequence[str] = (),
+        encoder: MiniLMEncoder | None = None,
+        dense: bool = True,
+        cache_root: Path | None = None,
+    ) -> None:
+        self.threshold = threshold
+        self.top_k = top_k
+        self.pinned = list(pinned)
+        self.encoder = (encoder or shared_encoder()) if dense else None
+        self.cache_root = cache_root
+        self.builds = 0  # indexes built or loaded: lets callers see that a refresh was skipped
+        self._index: ToolIndex | None = None
+        self._lock = asyncio.Lock()
+        self._generation = 0
+        self._active = 0  # refreshes in progress
+        self._pending: asyncio.Task[bool] | None = None
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, encoder: MiniLMEncoder | None = None) -> ToolRetriever:
+        return cls(
+            threshold=settings.tool_threshold,
+            top_k=settings.top_k,
+            pinned=settings.pinned_tools,
+            encoder=encoder,
+        )
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Take changed threshold, top-k and pins; the index stays as it is."""
+        self.threshold, self.top_k, self.pinned = (
+            settings.tool_threshold,
+            settings.top_k,
+            list(settings.pinned_tools),
+        )
+
+    @property
+    def ready(self) -> bool:
+        return self._index is not None
+
+    @property
+    def index(self) -> ToolIndex | None:
+        return self._index
+
+    @property
+    def pending(self) -> asyncio.Task[bool] | None:
+        """The latest background refresh (from :meth:`notify_tools_changed` or ``select``)."""
+        return self._pending
+
+    def forget_queries(self) -> None:
+        """Drop the cached query vectors (benchmarks time the embedding itself)."""
+        self._queries.clear()
+
+    # --- keeping the index current ---
+
+    async def refresh(self, tools: Sequence[ToolInfo]) -> bool:
+        """Rebuild the index in a worker thread when the tool list changed; True if rebuilt.
+
+        A refresh still waiting when a newer one is asked for gives way to it.
+        """
+        self._generation += 1
+        generation = self._generation
+        self._active += 1
+        try:
+            key = await asyncio.to_thread(fingerprint, tools)
+            async with self._lock:
+                if generation != self._generation or (self._index and self._index.key == key):
+                    return False
+                index = await asyncio.to_thread(build_index, tools, self.encoder, self.cache_root)
+                self._install(index)
+                return True
+        finally:
+            self._active -= 1
+
+    def _install(self, index: ToolIndex) -> None:
+        self._index, self.builds = index, self.builds + 1
+        self._queries.clear()
+        logger.info("tool index ready: %d tools, dense=%s", len(index.tools), index.dense)
+
+    def refresh_blocking(self, tools: Sequence[ToolInfo]) -> None:
+        """Build (or load from the cache) right now, for callers without an event loop: the CLI."""
+        self._install(build_index(tools, self.encoder, self.cache_root))
+
+    def notify_tools_changed(self, tools: Sequence[ToolInfo]) -> asyncio.Task[bool]:
+        """Schedule :meth:`refresh` on the running loop; the task is returned for callers who wait."""
+        task = asyncio.get_running_loop().create_task(self.refresh(list(tools)))
+        self._pending = task
+        task.add_done_callback(_log_failure)
+        return task
+
+    # --- ToolSelector ---
+
+    def select(self, context: str, tools: Sequence[ToolInfo]) -> list[tuple[ToolInfo, float]] | None:
+        if len(tools) <= self.threshold:
+            return None
+        index = self._index
+        if index is None or any(t.name not in index.rows for t in tools):
+            self._refresh_soon(tools)
+            return None
+        return [(r.tool, r.score) for r in self.ranked(context, tools, self.top_k)]
+
+    def ranked(self, query: str, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:
+        """Pinned tools first (with their real scores), then the best ``top_k`` others."""
+        index, scores = self._scores(query)
+        pins = [t for t in tools if is_pinned(t, self.pinned)] if self.pinned else []
+        others = [t for t in tools if t not in pins] if pins else tools
+        chosen = _best(index, scores, pins, len(pins))
+        return [dataclasses.replace(r, pinned=True) for r in chosen] + _best(index, scores, others, top_k)
+
+    def rank(self, query: str, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:
+        """The best ``top_k`` of ``tools`` (which the index must cover), with score parts, pins ignored."""
+        index, scores = self._scores(query)
+        return _best(index, scores, tools, top_k)
+
+    def _scores(self, query: str) -> tuple[ToolIndex, Scores]:
+        index = self._index
+        if index is None:
+            raise RuntimeError("the tool index is not built yet: await refresh(tools) first")
+        return index, index.scores(query, self._query_vector(query, index))
+
+    # --- internals ---
+
+    def _query_vector(self, query: str, index: ToolIndex) -> np.ndarray | None:
+        if not index.dense or self.encoder is None:
+            return None
+        vector = self._queries.pop(query, None)
+        if vector is None:
+            vector = self.encoder.encode([query], max_tokens=QUERY_TOKENS)[0]
+        self._queries[query] = vector
+        while len(self._queries) > QUERY_CACHE:
+            self._queries.popitem(last=False)
+        return vector
+
+    def _refresh_soon(self, tools: Sequence[ToolInfo]) -> None:
+        """Start a build for a tool list the index does not cover, unless one is running."""
+        if self._active:
+            return
+        try:
+            self.notify_tools_changed(tools)
+        except RuntimeError:
+            logger.debug("no running event loop: the index waits for an explicit refresh")
+
+
+def _best(index: ToolIndex, scores: Scores, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:
+    """The caller's own ToolInfo objects come back, so what is offered is what the provider has now."""
+    if not tools or top_k <= 0:
+        return []
+    rows = np.fromiter((index.rows[t.name] for t in tools), dtype=np.int64, count=len(tools))
+    order = np.argsort(-scores.hybrid[rows], kind="stable")[:top_k]
+    return [
+        Ranked(tools[i], float(scores.hybrid[r]), float(scores.bm25[r]), float(scores.dense[r]))
+        for i, r in zip(order.tolist(), rows[order].tolist(), strict=True)
+    ]
+
+
+def _log_failure(task: asyncio.Task[bool]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("building the tool index failed", exc_info=task.exception())

@@ -1,0 +1,81 @@
+"""What a tool looks like to the rankers: words for BM25, a sentence for embeddings.
+
+Both see the same fields: the tool's name split into words (snake_case,
+camelCase and dotted names), its description, and each parameter's name and
+description, nested objects included.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from app.core.tools import ToolInfo
+
+DOC_VERSION = "1"  # bump when the document text changes: cached indexes depend on it
+
+_IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_WORD = re.compile(r"[A-Za-z]+|\d+")
+_MAX_DEPTH = 3
+# Words so common in tool descriptions that they say nothing about which tool fits.
+_STOPWORD_TEXT = (
+    "a an and are as at be by can do does for from has have how i in into is it its me my of "
+    "on or please should so than that the their them then there these this to was what when "
+    "which will with would you your"
+)
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def split_identifier(name: str) -> list[str]:
+    """``getWeatherByCity`` and ``math.hypot_2d`` become lowercase words."""
+    return [part.lower() for part in _IDENTIFIER_PART.findall(name)]
+
+
+def _stem(word: str) -> str:
+    """Plural and third-person endings only: enough to match 'triangles' to 'triangle'."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """BM25 terms: identifier parts, lowercased, stemmed, stopwords dropped."""
+    terms = []
+    for raw in _WORD.findall(text):
+        for part in split_identifier(raw) or [raw.lower()]:
+            if part not in STOPWORDS:
+                terms.append(_stem(part))
+    return terms
+
+
+def parameters(schema: Mapping[str, Any], depth: int = 0) -> Iterator[tuple[str, str]]:
+    """(name, description) of each property, walking into nested objects and arrays."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping) or depth >= _MAX_DEPTH:
+        return
+    for name, spec in properties.items():
+        if not isinstance(spec, Mapping):
+            continue
+        description = spec.get("description")
+        yield str(name), description if isinstance(description, str) else ""
+        yield from parameters(spec, depth + 1)
+        items = spec.get("items")
+        if isinstance(items, Mapping):
+            yield from parameters(items, depth + 1)
+
+
+def document(tool: ToolInfo) -> str:
+    """One plain-text description of the tool, for both rankers."""
+    lines = [" ".join(split_identifier(tool.name)) + ":", tool.description.strip()]
+    for name, description in parameters(tool.input_schema):
+        label = " ".join(split_identifier(name))
+        lines.append(f"{label}: {description.strip()}" if description else label)
+    return "\n".join(line for line in lines if line)
+
+
+def document_words(tool: ToolInfo) -> list[str]:
+    # The name counts twice: it is the most specific thing a tool says about itself.
+    return words(tool.name) + words(document(tool))
