@@ -1,0 +1,104 @@
+"""Turns engine events into chat bubbles, one handler per event kind."""
+
+from __future__ import annotations
+
+import json
+
+from app.core import events as ev
+from app.ui import theme
+from app.ui.bubbles import Bubble, MarkdownBubble, PlainBubble
+from app.ui.chat_pane import ChatPane
+
+
+def format_ms(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
+
+
+class ChatFeed:
+    """Keeps track of the bubbles still growing in the running turn."""
+
+    def __init__(self, pane: ChatPane) -> None:
+        self.pane = pane
+        self._text: MarkdownBubble | None = None
+        self._thought: PlainBubble | None = None
+
+    def handle(self, event: ev.Event) -> None:
+        handler = getattr(self, f"_on_{event.kind}", None)
+        if handler is not None:
+            handler(event)
+
+    def show_error(self, message: str, title: str = "Error") -> Bubble:
+        return self.pane.add_bubble(PlainBubble("error", title, message))
+
+    def _close_streams(self) -> None:
+        if self._text is not None:
+            self._text.flush()
+        self._text = self._thought = None
+
+    # --- handlers ---
+
+    def _on_turn_started(self, event: ev.TurnStarted) -> None:
+        self._close_streams()
+        self.pane.add_bubble(PlainBubble("user", "You", event.text))
+
+    def _on_step_started(self, event: ev.StepStarted) -> None:
+        self._close_streams()
+
+    def _on_thought_delta(self, event: ev.ThoughtDelta) -> None:
+        if self._thought is None:
+            self._thought = PlainBubble("thought", "Thinking")
+            self.pane.add_bubble(self._thought)
+        self._thought.append(event.text)
+
+    def _on_text_delta(self, event: ev.TextDelta) -> None:
+        self._thought = None
+        if self._text is None:
+            self._text = MarkdownBubble("answer", "Calculon")
+            self.pane.add_bubble(self._text)
+        self._text.append(event.text)
+
+    def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        self._close_streams()
+        arguments = json.dumps(dict(event.arguments), indent=2, ensure_ascii=False, default=str)
+        self.pane.add_bubble(PlainBubble("tool_call", f"Tool call · {event.server}.{event.tool}", arguments))
+
+    def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        kind, word = ("tool_error", "Tool error") if event.is_error else ("tool_result", "Result")
+        title = f"{word} · {event.server}.{event.tool} · {format_ms(event.duration_ms)}"
+        self.pane.add_bubble(PlainBubble(kind, title, event.result))
+
+    def _on_check_finished(self, event: ev.CheckFinished) -> None:
+        # Only a rejected draft is marked here; a final verdict arrives with AnswerReady.
+        if not event.will_reask or self._text is None:
+            return
+        draft, self._text = self._text, None
+        draft.flush()
+        draft.set_title("Draft answer")
+        draft.mark_unbacked(event.unbacked)
+        draft.set_badge(f"✗ not from a tool: {', '.join(event.unbacked)} · asking again", theme.BAD_COLOUR)
+
+    def _on_answer_ready(self, event: ev.AnswerReady) -> None:
+        bubble, self._text = self._text, None
+        if bubble is None:  # a backend that does not stream gives the answer only here
+            bubble = MarkdownBubble("answer", "Calculon")
+            self.pane.add_bubble(bubble)
+        bubble.set_source(event.text)
+        bubble.set_title("Answer")
+        if event.verified is True:
+            bubble.set_badge("✓ verified", theme.OK_COLOUR)
+        elif event.verified is False:
+            bubble.set_badge(f"✗ unverified: {', '.join(event.unbacked)}", theme.BAD_COLOUR)
+            bubble.mark_unbacked(event.unbacked)
+
+    def _on_notice(self, event: ev.Notice) -> None:
+        self.pane.add_bubble(PlainBubble("notice", "Note", event.message))
+
+    def _on_turn_error(self, event: ev.TurnError) -> None:
+        self._close_streams()
+        title = "Stopped" if event.category == "cancelled" else f"Error ({event.category})"
+        self.show_error(event.message, title)
+
+    def _on_turn_finished(self, event: ev.TurnFinished) -> None:
+        self._close_streams()

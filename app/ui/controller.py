@@ -1,0 +1,114 @@
+"""The only way widgets reach the engine: ``submit(text)`` and ``cancel()``.
+
+Engine events come back through one :class:`EventBridge`, re-emitted as a Qt
+signal; widgets listen to that signal and never hold the engine themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, Signal
+
+from app.core import events as ev
+from app.llm.base import BackendError
+
+logger = logging.getLogger(__name__)
+
+
+class TurnRunner(Protocol):
+    """What the window needs from the engine (``app.engine.Engine`` fits)."""
+
+    def subscribe(self, sink: ev.EventSink) -> None: ...
+
+    async def ask(self, text: str) -> Any: ...
+
+    def cancel(self) -> None: ...
+
+
+class EventBridge(QObject):
+    """Turns engine events into a Qt signal.
+
+    Signals:
+        engine_event(object): one :class:`app.core.events.Event`, in emission order.
+            Emitted from another thread, it arrives queued on the UI thread.
+    """
+
+    engine_event = Signal(object)
+
+    def sink(self, event: ev.Event) -> None:
+        self.engine_event.emit(event)
+
+
+class ChatController(QObject):
+    """Runs one turn at a time as an asyncio task on the Qt loop.
+
+    Signals:
+        busy_changed(bool): a turn started (True) or ended (False).
+        failed(str): a turn could not run at all (e.g. the model failed to load);
+            failures inside a turn arrive as ``TurnError`` events instead.
+    """
+
+    busy_changed = Signal(bool)
+    failed = Signal(str)
+
+    def __init__(self, runner: TurnRunner, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.bridge = EventBridge(self)
+        self._task: asyncio.Task[None] | None = None
+        self._in_turn = False
+        self.bridge.engine_event.connect(self._watch)
+        runner.subscribe(self.bridge.sink)
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None
+
+    def submit(self, text: str) -> bool:
+        """Start a turn; False when the text is empty or a turn is running."""
+        text = text.strip()
+        if not text or self.busy:
+            return False
+        self._task = asyncio.ensure_future(self._run(text))
+        # A callback, not a ``finally``: a task cancelled before it first runs never enters _run.
+        self._task.add_done_callback(self._finished)
+        self.busy_changed.emit(True)
+        return True
+
+    def cancel(self) -> None:
+        """Stop the running turn, or the wait before it (model still loading)."""
+        if self._task is None:
+            return
+        if self._in_turn:
+            self.runner.cancel()  # lets the engine record a clean, cancelled turn
+        else:
+            self._task.cancel()
+
+    async def wait_idle(self) -> None:
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
+    def _watch(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TurnStarted):
+            self._in_turn = True
+        elif isinstance(event, ev.TurnFinished):
+            self._in_turn = False
+
+    async def _run(self, text: str) -> None:
+        try:
+            await self.runner.ask(text)
+        except asyncio.CancelledError:
+            logger.info("turn cancelled before it started")
+        except BackendError as exc:
+            self.failed.emit(exc.message)
+        except Exception as exc:  # top of a user action: show it, keep the window alive
+            logger.exception("turn failed")
+            self.failed.emit(f"Unexpected error: {exc}")
+
+    def _finished(self, task: asyncio.Future[None]) -> None:
+        if task is self._task:
+            self._task, self._in_turn = None, False
+            self.busy_changed.emit(False)

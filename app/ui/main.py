@@ -1,0 +1,159 @@
+"""Starting the window: one qasync loop for Qt and asyncio, the engine behind a controller.
+
+``app.__main__`` calls :func:`main` with the command-line arguments (only
+``--config FILE`` matters here). Everything that goes wrong at the top level
+is logged and shown once, in the chat, by :class:`ErrorReporter`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import qasync
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.engine import Engine
+from app.llm.base import BackendError
+from app.mcp.config import ConfigError, load_config
+from app.settings import Settings, load_settings
+from app.ui.controller import ChatController
+from app.ui.gc_guard import MainThreadCollector
+from app.ui.main_window import MainWindow
+
+logger = logging.getLogger(__name__)
+
+_background: set[asyncio.Future[Any]] = set()
+
+
+def main(argv: list[str]) -> int:
+    """Run the window until it is closed; returns the process exit code."""
+    options, _ = _parser().parse_known_args(argv)
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "calculon"])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Calculon")
+    app.setDesktopFileName("calculon")
+    app.setQuitOnLastWindowClosed(False)  # the coroutine below decides when to stop, after cleanup
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    collector = MainThreadCollector()
+    collector.start()
+    try:
+        with loop:
+            return int(loop.run_until_complete(run(options.config, collector)))
+    finally:
+        collector.stop()
+        asyncio.set_event_loop(None)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--config", type=Path, default=None)
+    return parser
+
+
+async def run(servers_path: Path | None = None, collector: MainThreadCollector | None = None) -> int:
+    settings, problems = load_settings()
+    try:
+        engine = build_engine(settings, servers_path)
+    except ConfigError as exc:
+        QMessageBox.critical(None, "Calculon", f"The MCP servers file cannot be used:\n\n{exc}")
+        return 1
+    window = build_window(engine, settings)
+    reporter = ErrorReporter(window)
+    reporter.install()
+    for problem in problems:
+        window.feed.show_error(problem, "Settings")
+    closed = asyncio.Event()
+    window.closed.connect(closed.set)
+    window.show()
+    warm_up = asyncio.ensure_future(prepare(engine, window, collector))
+    try:
+        await closed.wait()
+    finally:
+        warm_up.cancel()
+        await asyncio.gather(warm_up, return_exceptions=True)
+        await engine.aclose()
+        reporter.uninstall()
+    return 0
+
+
+def build_engine(settings: Settings, servers_path: Path | None = None) -> Engine:
+    """The engine as the window runs it: Calculon mode and tool retrieval following the settings."""
+    return Engine.from_settings(settings, servers_path=servers_path)
+
+
+def build_window(engine: Engine, settings: Settings) -> MainWindow:
+    window = MainWindow(
+        ChatController(engine),
+        settings=settings,
+        servers=engine.supervisor,
+        servers_config=lambda: load_config(engine.config.path),
+    )
+    window.set_model_label(model_label(settings))
+    window.settings_saved.connect(lambda new: _reconfigure(engine, window, new))
+    return window
+
+
+def model_label(settings: Settings, loaded: str = "") -> str:
+    """ "Backend · model" for the status bar; ``loaded`` is the backend's own label once it loaded."""
+    if settings.backend == "gemini":
+        return f"Gemini · {loaded or settings.gemini_model}"
+    name = Path(settings.model_path).name if settings.model_path else "default model"
+    return f"Local · {loaded or name}"
+
+
+async def prepare(engine: Engine, window: MainWindow, collector: MainThreadCollector | None = None) -> None:
+    """Start the servers and load the model as soon as the window is up."""
+    servers = asyncio.ensure_future(engine.start())
+    try:
+        backend = await engine.ensure_backend()
+    except BackendError as exc:
+        window.feed.show_error(exc.message, "Model")
+    else:
+        window.set_model_label(model_label(engine.settings, backend.model_label))
+    await servers
+    if collector is not None:
+        collector.freeze_startup()
+
+
+def _reconfigure(engine: Engine, window: MainWindow, settings: Settings) -> None:
+    window.set_model_label(model_label(settings))
+    window.status.showMessage(
+        "Settings saved. Changes to MCP servers apply when Calculon starts again.", 8000
+    )
+    task = asyncio.ensure_future(engine.reconfigure(settings))
+    _background.add(task)  # the loop keeps only weak references to tasks
+    task.add_done_callback(_background.discard)
+
+
+class ErrorReporter:
+    """The one top-level handler: logs what nobody caught and shows it in the chat."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self._previous_hook = sys.excepthook
+
+    def install(self) -> None:
+        asyncio.get_running_loop().set_exception_handler(self.loop_error)
+        sys.excepthook = self.hook
+
+    def uninstall(self) -> None:
+        sys.excepthook = self._previous_hook
+
+    def loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        logger.error("unhandled: %s", context.get("message"), exc_info=error)
+        self.show(str(error) if error else str(context.get("message", "unknown error")))
+
+    def hook(self, kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+        logger.error("unhandled exception", exc_info=(kind, error, trace))
+        self.show(f"{kind.__name__}: {error}")
+
+    def show(self, message: str) -> None:
+        self.window.feed.show_error(f"Something went wrong inside Calculon: {message}", "Internal error")

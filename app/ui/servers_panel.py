@@ -1,0 +1,180 @@
+"""The servers panel: each MCP server's state, pid, tools and stderr, with Restart."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Sequence
+from typing import Any, Protocol
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core import events as ev
+from app.ui import theme
+
+logger = logging.getLogger(__name__)
+
+
+class ServerSnapshot(Protocol):
+    """One server's status as the supervisor reports it (``app.mcp.lifecycle.ServerStatus``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def tool_count(self) -> int: ...
+    @property
+    def last_error(self) -> str: ...
+    @property
+    def stderr_tail(self) -> Sequence[str]: ...
+    @property
+    def tools(self) -> Sequence[str]: ...
+
+
+class ServerControl(Protocol):
+    """What the panel needs from the MCP supervisor."""
+
+    def states(self) -> Sequence[ServerSnapshot]: ...
+
+    def restart(self, name: str) -> Awaitable[Any]: ...
+
+
+def as_event(snapshot: ServerSnapshot) -> ev.ServerStateChanged:
+    return ev.ServerStateChanged(
+        server=snapshot.name,
+        state=snapshot.state,
+        pid=snapshot.pid,
+        tool_count=snapshot.tool_count,
+        last_error=snapshot.last_error,
+    )
+
+
+def describe(state: ev.ServerStateChanged) -> str:
+    pid = f"pid {state.pid}" if state.pid else "no process"
+    return f"{state.server} — {state.state} · {pid} · {state.tool_count} tools"
+
+
+class ServersPanel(QWidget):
+    """Listens to ``ServerStateChanged``; Restart and Refresh log call the supervisor."""
+
+    def __init__(self, control: ServerControl | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.control = control
+        self.states: dict[str, ev.ServerStateChanged] = {}
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self.servers = QListWidget(self)
+        self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.tools = QListWidget(self)
+        self.log = QPlainTextEdit(self)
+        self.log.setReadOnly(True)
+        self.log.setPlaceholderText("The server's stderr appears here.")
+        self.restart_button = QPushButton("Restart", self)
+        self.refresh_button = QPushButton("Refresh log", self)
+        self._layout()
+        self.servers.currentRowChanged.connect(lambda _row: self.refresh_selected())
+        self.restart_button.clicked.connect(self.restart_selected)
+        self.refresh_button.clicked.connect(self.refresh_selected)
+        for snapshot in control.states() if control is not None else ():
+            self.update_state(as_event(snapshot))
+        self.refresh_selected()
+
+    def _layout(self) -> None:
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.restart_button)
+        buttons.addWidget(self.refresh_button)
+        buttons.addStretch(1)
+        detail = QWidget(self)
+        column = QVBoxLayout(detail)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.summary)
+        column.addLayout(buttons)
+        column.addWidget(QLabel("Tools", detail))
+        column.addWidget(self.tools, 1)
+        column.addWidget(QLabel("stderr", detail))
+        column.addWidget(self.log, 2)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.servers)
+        splitter.addWidget(detail)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([120, 480])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+
+    # --- state ---
+
+    def handle(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ServerStateChanged):
+            self.update_state(event)
+
+    def update_state(self, state: ev.ServerStateChanged) -> None:
+        names = list(self.states)
+        self.states[state.server] = state
+        if state.server in names:
+            item = self.servers.item(names.index(state.server))
+        else:
+            item = QListWidgetItem()
+            self.servers.addItem(item)
+        item.setText(describe(state))
+        item.setForeground(QColor(theme.SERVER_STATE_COLOURS.get(state.state, theme.MUTED_COLOUR)))
+        if self.servers.currentRow() < 0:
+            self.servers.setCurrentRow(0)
+        if self.selected() == state.server:
+            self.refresh_selected()
+
+    def selected(self) -> str | None:
+        row = self.servers.currentRow()
+        names = list(self.states)
+        return names[row] if 0 <= row < len(names) else None
+
+    def refresh_selected(self) -> None:
+        name = self.selected()
+        self.restart_button.setEnabled(name is not None and self.control is not None)
+        self.refresh_button.setEnabled(name is not None and self.control is not None)
+        if name is None:
+            self.summary.setText("No servers yet.")
+            return
+        state = self.states[name]
+        error = f"\nLast error: {state.last_error}" if state.last_error else ""
+        self.summary.setText(describe(state) + error)
+        snapshot = self._snapshot(name)
+        self.tools.clear()
+        self.tools.addItems(sorted(snapshot.tools) if snapshot else [])
+        self.log.setPlainText("\n".join(snapshot.stderr_tail) if snapshot else "")
+        self.log.verticalScrollBar().setValue(self.log.verticalScrollBar().maximum())
+
+    def _snapshot(self, name: str) -> ServerSnapshot | None:
+        if self.control is None:
+            return None
+        return next((s for s in self.control.states() if s.name == name), None)
+
+    def restart_selected(self) -> None:
+        name = self.selected()
+        if name is None or self.control is None:
+            return
+        task = asyncio.ensure_future(self.control.restart(name))
+        self._tasks.add(task)
+        task.add_done_callback(self._restart_done)
+
+    def _restart_done(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            logger.error("restart failed", exc_info=error)
+            self.summary.setText(f"Restart failed: {error}")

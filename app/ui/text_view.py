@@ -1,0 +1,87 @@
+"""A read-only text block that sizes itself to its content.
+
+Model text and tool output are untrusted: Markdown is rendered with raw HTML
+switched off (``MarkdownNoHTML``), everything else goes in as plain text, and
+no resource (image, link target) is ever loaded, so nothing in a reply can
+reach the network or the disk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from PySide6.QtCore import QRegularExpression, Qt, QUrl
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
+
+from app.ui import theme
+
+MARKDOWN_FEATURES = (
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
+)
+
+
+class TextView(QTextBrowser):
+    """Selectable, never scrolls itself: its height follows the document."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setOpenLinks(False)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.document().setDocumentMargin(2)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
+        self._fit_height()
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
+        return None  # untrusted content may name files or URLs: load none of them
+
+    def set_markdown(self, text: str) -> None:
+        self.document().setMarkdown(text, MARKDOWN_FEATURES)
+
+    def set_plain(self, text: str) -> None:
+        self.setPlainText(text)
+
+    def append_plain(self, text: str) -> None:
+        """Append at the end in constant time per delta (no re-layout of earlier text)."""
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
+
+    def highlight(self, needles: Iterable[str]) -> int:
+        """Mark each whole-number occurrence of ``needles``; returns how many were marked."""
+        fmt = QTextCharFormat()
+        fmt.setBackground(theme.highlight_colour(self.palette()))
+        fmt.setFontWeight(700)
+        marked = 0
+        for needle in needles:
+            marked += self._mark_all(_number_pattern(needle), fmt)
+        return marked
+
+    def _mark_all(self, pattern: QRegularExpression, fmt: QTextCharFormat) -> int:
+        doc, count = self.document(), 0
+        cursor = doc.find(pattern)
+        while not cursor.isNull():
+            cursor.mergeCharFormat(fmt)
+            count += 1
+            cursor = doc.find(pattern, cursor)
+        return count
+
+    def _fit_height(self) -> None:
+        height = int(self.document().size().height()) + 2 * self.frameWidth() + 2
+        if height != self.height():
+            self.setFixedHeight(height)
+
+
+def _number_pattern(number: str) -> QRegularExpression:
+    # Do not mark "12" inside "123" or "1.25": digits, separators and a decimal point on
+    # either side mean a different number.
+    return QRegularExpression(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)")

@@ -1,0 +1,110 @@
+"""The trace tree with its details pane: what the model did, step by step."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QHeaderView, QMenu, QPlainTextEdit, QSplitter, QTreeView, QVBoxLayout, QWidget
+
+from app.core.trace import TraceStore
+from app.ui.trace_model import TraceModel
+
+
+class TraceTree(QTreeView):
+    """A tree whose Copy key copies the node's details rather than its label.
+
+    Signals:
+        copy_requested(): Ctrl+C (the platform's Copy key) was pressed.
+    """
+
+    copy_requested = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_requested.emit()
+        else:
+            super().keyPressEvent(event)
+
+
+class TraceView(QWidget):
+    """Tree over the trace store; the selected node's JSON shows below it.
+
+    Ctrl+C or the context menu copies the selected node's details.
+    """
+
+    def __init__(self, store: TraceStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = TraceModel(store, self)
+        self.tree = TraceTree(self)
+        self.tree.setModel(self.model)
+        self.tree.setUniformRowHeights(True)  # keeps layout cheap with thousands of nodes
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # Fixed starting widths: sizing to contents would visit every row of a long trace.
+        for column, width in ((1, 170), (2, 64), (3, 80)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width)
+        self.details = QPlainTextEdit(self)
+        self.details.setReadOnly(True)
+        self.details.setPlaceholderText("Select a node to see its arguments, result and timing.")
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(self.details)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+        self._actions()
+        self._connect()
+
+    def _actions(self) -> None:
+        self.copy_action = QAction("Copy", self.tree)
+        self.copy_action.setShortcut(
+            QKeySequence.StandardKey.Copy
+        )  # shown in the menu; the tree handles the key
+        self.copy_action.triggered.connect(self.copy_selected)
+        self.tree.copy_requested.connect(self.copy_selected)
+        self.expand_action = QAction("Expand all", self.tree)
+        self.expand_action.triggered.connect(self.tree.expandAll)
+        self.collapse_action = QAction("Collapse all", self.tree)
+        self.collapse_action.triggered.connect(self.tree.collapseAll)
+
+    def _connect(self) -> None:
+        self.tree.selectionModel().currentChanged.connect(lambda current, _previous: self._show(current))
+        self.tree.customContextMenuRequested.connect(self._menu)
+        self.model.rowsInserted.connect(self._follow)
+        self.model.dataChanged.connect(self._refresh)
+
+    def _follow(self, parent: QModelIndex, first: int, last: int) -> None:
+        """Keep the running turn open; fold the previous turn away when a new one starts."""
+        if parent.isValid():
+            self.tree.expand(parent)
+        elif first > 0:
+            self.tree.collapse(self.model.index(first - 1, 0))
+
+    def _show(self, index: QModelIndex) -> None:
+        node = self.model.node(index)
+        self.details.setPlainText(node.details() if node is not None else "")
+
+    def _refresh(self, top_left: QModelIndex, bottom_right: QModelIndex) -> None:
+        current = self.tree.currentIndex()
+        if current.isValid() and self.model.node(current) is self.model.node(top_left):
+            self._show(current)
+
+    def _menu(self, position: QPoint) -> None:
+        menu = QMenu(self)
+        self.copy_action.setEnabled(self.tree.currentIndex().isValid())
+        menu.addActions([self.copy_action, self.expand_action, self.collapse_action])
+        menu.popup(self.tree.viewport().mapToGlobal(position))
+
+    def selected_details(self) -> str:
+        node = self.model.node(self.tree.currentIndex())
+        return node.details() if node is not None else ""
+
+    def copy_selected(self) -> None:
+        if text := self.selected_details():
+            QGuiApplication.clipboard().setText(text)

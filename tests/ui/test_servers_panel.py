@@ -1,0 +1,67 @@
+"""The servers panel over the real supervisor and a real bundled server process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.mcp.config import ServerEntry
+from app.mcp.connection import Backoff
+from app.mcp.supervisor import Supervisor
+from app.ui import theme
+from app.ui.controller import EventBridge
+from app.ui.servers_panel import ServersPanel
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def supervised(qtbot, arun):
+    calculator = ServerEntry(
+        "calculator",
+        command=sys.executable,
+        args=("-m", "app.servers.calculator"),
+        env={"PYTHONPATH": str(REPO_ROOT)},
+    )
+    disabled = ServerEntry("spare", command=sys.executable, args=("-c", "pass"), disabled=True)
+    # A long backoff: the server stays crashed until the user presses Restart.
+    supervisor = Supervisor([calculator, disabled], backoff=Backoff(first_s=3600, cap_s=3600))
+    bridge = EventBridge()
+    supervisor.subscribe(bridge.sink)
+    panel = ServersPanel(supervisor)
+    bridge.engine_event.connect(panel.handle)
+    qtbot.addWidget(panel)
+    panel.show()
+    arun(supervisor.start(), timeout=60)
+    yield panel
+    arun(supervisor.aclose(), timeout=30)
+
+
+def state_of(panel: ServersPanel, name: str) -> str:
+    return panel.states[name].state
+
+
+def test_a_crashed_server_shows_in_the_servers_panel_and_recovers_on_restart(qtbot, supervised):
+    panel = supervised
+    qtbot.waitUntil(lambda: state_of(panel, "calculator") == "ready", timeout=30_000)
+    assert state_of(panel, "spare") == "disabled"
+    panel.servers.setCurrentRow(list(panel.states).index("calculator"))
+    tools = [panel.tools.item(i).text() for i in range(panel.tools.count())]
+    assert {"add", "multiply"} <= set(tools)
+    pid = panel.states["calculator"].pid
+    assert pid and f"pid {pid}" in panel.servers.currentItem().text()
+
+    os.kill(pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: state_of(panel, "calculator") == "crashed", timeout=15_000)
+    assert panel.servers.currentItem().foreground().color().name() == theme.BAD_COLOUR
+    assert "Last error" in panel.summary.text() and str(-signal.SIGKILL) in panel.summary.text()
+
+    qtbot.mouseClick(panel.restart_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: state_of(panel, "calculator") == "ready", timeout=30_000)
+    assert panel.states["calculator"].pid not in (None, pid)
+    assert panel.servers.currentItem().foreground().color().name() == theme.OK_COLOUR

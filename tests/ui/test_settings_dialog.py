@@ -1,0 +1,109 @@
+"""The settings dialog: generated from Settings, validated, saved atomically, servers edited."""
+
+from __future__ import annotations
+
+import json
+
+import keyring
+import pytest
+from keyring.backends import fail
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialogButtonBox, QLineEdit, QSpinBox
+
+from app.mcp import config as mcp_config
+from app.settings import Settings, load_settings, settings_path
+from app.ui import gpu
+from app.ui.servers_editor import EntryFields
+from app.ui.settings_dialog import SettingsDialog
+
+
+@pytest.fixture
+def dialog(qtbot, qloop):
+    def make(settings: Settings | None = None, probe=None) -> SettingsDialog:
+        made = SettingsDialog(settings or Settings(), mcp_config.load_config(), gpu_probe=probe)
+        qtbot.addWidget(made)
+        return made
+
+    return make
+
+
+def save_button(dialog: SettingsDialog):
+    return dialog.buttons.button(QDialogButtonBox.StandardButton.Save)
+
+
+def test_settings_survive_a_save_and_reload(dialog):
+    first = dialog()
+    editors = first.form.editors
+    assert isinstance(editors["backend"], QComboBox) and isinstance(editors["strict"], QCheckBox)
+    editors["backend"].setCurrentText("gemini")
+    editors["strict"].setChecked(False)
+    assert isinstance(editors["n_ctx"], QSpinBox)
+    editors["n_ctx"].setValue(8192)
+    assert isinstance(editors["pinned_tools"], QLineEdit)
+    editors["pinned_tools"].setText("add, multiply")
+    editors["gemini_model"].setText("gemini-2.5-pro")
+    save_button(first).click()
+    assert not first.isVisible() and settings_path().is_file()
+    loaded, problems = load_settings()
+    assert problems == []
+    assert (loaded.backend, loaded.strict, loaded.n_ctx) == ("gemini", False, 8192)
+    assert loaded.pinned_tools == ["add", "multiply"] and loaded.gemini_model == "gemini-2.5-pro"
+    again = dialog(loaded)
+    assert again.form.values() == loaded.to_dict()
+
+
+def test_invalid_settings_show_their_problems_and_cannot_be_saved(dialog, tmp_path):
+    made = dialog()
+    made.form.editors["model_path"].setText(str(tmp_path / "missing.gguf"))
+    made.form.editors["gemini_model"].setText("  ")
+    assert "model file not found" in made.problems_label.text()
+    assert "Gemini model name is empty" in made.problems_label.text()
+    assert not save_button(made).isEnabled()
+    assert made.save() is False and not settings_path().exists()
+    made.form.editors["model_path"].setText("")
+    made.form.editors["gemini_model"].setText("gemini-2.5-flash")
+    assert made.problems_label.text() == "" and save_button(made).isEnabled()
+
+
+def test_servers_can_be_added_disabled_imported_and_saved(dialog, tmp_path):
+    made = dialog()
+    table = made.servers
+    assert table.put(EntryFields("echo", "python", "-m 'my server'", "A=1\nB=two"))
+    claude = tmp_path / "claude_desktop_config.json"
+    claude.write_text(json.dumps({"mcpServers": {"files": {"command": "npx", "args": ["-y", "fs"]}}}))
+    assert table.import_from(claude) == ["files"]
+    row = table.names().index("echo")
+    table.table.item(row, 0).setCheckState(table.table.item(row, 0).checkState().Unchecked)
+    save_button(made).click()
+    saved = mcp_config.load_config()
+    assert saved.servers["echo"].args == ("-m", "my server") and saved.servers["echo"].disabled
+    assert dict(saved.servers["echo"].env) == {"A": "1", "B": "two"}
+    assert saved.servers["files"].command == "npx"
+    assert set(mcp_config.default_config().servers) <= set(saved.servers)
+
+
+def test_a_bad_server_entry_is_refused_with_a_message(dialog, qtbot):
+    table = dialog().servers
+    with qtbot.waitSignal(table.problem, timeout=1000) as refused:
+        assert not table.put(EntryFields("broken", "", "", "NOT A PAIR"))
+    assert "broken" in refused.args[0]
+    assert "broken" not in table.names()
+
+
+def test_without_a_keyring_the_key_field_says_why_it_cannot_be_stored(dialog):
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        made = dialog()
+        assert "No system keyring" in made.key_status.text()
+        made.key_edit.setText("secret-key")
+        assert made.save() is False
+        assert "No system keyring" in made.problems_label.text()
+        assert not settings_path().exists()
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_gpu_line_reports_what_the_probe_found(dialog, qtbot, arun):
+    made = dialog(probe=gpu.probe_gpu)
+    qtbot.waitUntil(lambda: made.gpu_label.text() != "Checking for a GPU…", timeout=10_000)
+    assert made.gpu_label.text() == gpu.describe(gpu.llama_offload_supported(), arun(gpu.nvidia_gpus()))

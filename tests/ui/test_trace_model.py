@@ -1,0 +1,115 @@
+"""The trace item model: correct for Qt's own model checker, live, and cheap to update."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtTest import QAbstractItemModelTester
+
+from app.core import events as ev
+from app.core.trace import TraceStore
+from app.ui.trace_model import COLUMNS, TraceModel
+from app.ui.trace_view import TraceView
+
+
+def a_turn(turn_id: str, *, failing_tool: bool = False) -> list[ev.Event]:
+    call = {"call_id": f"{turn_id}-1", "server": "calc", "tool": "add", "arguments": {"a": 1, "b": 2}}
+    return [
+        ev.TurnStarted(turn_id=turn_id, text="What is 1 + 2?"),
+        ev.StepStarted(turn_id=turn_id, step=1, offered=(("add", 0.9),), selected=True),
+        ev.ThoughtDelta(turn_id=turn_id, text="Add "),
+        ev.ThoughtDelta(turn_id=turn_id, text="them."),
+        ev.ToolCallStarted(turn_id=turn_id, **call),
+        ev.ToolCallFinished(turn_id=turn_id, **call, result="3", is_error=failing_tool, duration_ms=4.2),
+        ev.StepFinished(turn_id=turn_id, step=1, tokens=10, duration_ms=100),
+        ev.StepStarted(turn_id=turn_id, step=2),
+        ev.TextDelta(turn_id=turn_id, text="It is 3."),
+        ev.StepFinished(turn_id=turn_id, step=2, tokens=4, duration_ms=50),
+        ev.AnswerReady(turn_id=turn_id, text="It is 3.", verified=True),
+        ev.TurnFinished(turn_id=turn_id, duration_ms=160),
+    ]
+
+
+def test_model_passes_qts_model_tester_while_a_trace_grows(qtbot):
+    store = TraceStore()
+    model = TraceModel(store)
+    tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+    for event in [*a_turn("t1"), *a_turn("t2", failing_tool=True), ev.TurnError(turn_id="t2", message="x")]:
+        store.apply(event)
+    assert tester is not None
+    assert model.rowCount() == 2
+    step = model.index(0, 0, model.index(0, 0))
+    assert [model.data(model.index(r, 0, step)) for r in range(model.rowCount(step))] == [
+        "Thought",
+        "Tool call",
+    ]
+
+
+def test_tool_call_row_shows_server_tool_status_and_duration_and_errors_are_red(qtbot):
+    store = TraceStore()
+    model = TraceModel(store)
+    for event in a_turn("t1", failing_tool=True):
+        store.apply(event)
+    call = next(n for n in store.walk() if n.kind == "tool_call")
+    row = [model.data(model.index_of(call).siblingAtColumn(c)) for c in range(len(COLUMNS))]
+    assert row == ["Tool call", "calc.add", "error", "4.2 ms"]
+    colour = model.data(model.index_of(call), Qt.ItemDataRole.ForegroundRole)
+    assert colour is not None and colour.red() > colour.green()
+
+
+def test_streamed_text_updates_its_row_in_place(qtbot):
+    store = TraceStore()
+    model = TraceModel(store)
+    events = a_turn("t1")
+    for event in events[:3]:
+        store.apply(event)
+    thought = store.roots[0].children[0].children[0]
+    with qtbot.waitSignal(model.dataChanged, timeout=1000) as changed:
+        store.apply(events[3])
+    assert model.node(changed.args[0]) is thought
+    assert thought.text == "Add them."
+    assert model.rowCount(model.index_of(thought.parent)) == 1
+
+
+def test_ctrl_c_copies_the_selected_nodes_details_json(qtbot):
+    store = TraceStore()
+    view = TraceView(store)
+    qtbot.addWidget(view)
+    view.show()
+    for event in a_turn("t1"):
+        store.apply(event)
+    call = next(n for n in store.walk() if n.kind == "tool_call")
+    view.tree.setCurrentIndex(view.model.index_of(call))
+    view.tree.setFocus()
+    QGuiApplication.clipboard().clear()
+    qtbot.keyClick(view.tree, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    copied = json.loads(QGuiApplication.clipboard().text())
+    assert copied["arguments"] == {"a": 1, "b": 2} and copied["result"] == "3"
+    assert json.loads(view.details.toPlainText()) == copied
+
+
+def test_the_running_turn_is_expanded_and_the_previous_one_folds_away(qtbot):
+    store = TraceStore()
+    view = TraceView(store)
+    qtbot.addWidget(view)
+    for event in a_turn("t1")[:5]:
+        store.apply(event)
+    first = view.model.index(0, 0)
+    assert view.tree.isExpanded(first) and view.tree.isExpanded(view.model.index(0, 0, first))
+    for event in a_turn("t1")[5:] + a_turn("t2")[:3]:
+        store.apply(event)
+    assert not view.tree.isExpanded(first)
+    assert view.tree.isExpanded(view.model.index(1, 0))
+    view.collapse_action.trigger()
+    assert not view.tree.isExpanded(view.model.index(1, 0))
+    view.expand_action.trigger()
+    assert view.tree.isExpanded(view.model.index(0, 0, view.model.index(1, 0)))
+
+
+def test_invalid_and_out_of_range_indexes_are_empty(qtbot):
+    model = TraceModel(TraceStore())
+    assert not model.index(0, 0).isValid()
+    assert model.parent(QModelIndex()) == QModelIndex()
+    assert model.data(QModelIndex()) is None
