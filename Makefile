@@ -33,5 +33,10 @@ test: lint
 bench: setup
 	$(PY) -m bench
 
+# One-folder build in dist/calculon/ (start it with dist/calculon/calculon).
+package: setup
+	$(VENV)/bin/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller pyinstaller.spec
+	cp packaging/calculon.desktop app/resources/icons/calculon-256.png dist/calculon/
+
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

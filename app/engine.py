@@ -48,6 +48,7 @@ class Engine:
         self.config = load_config(servers_path)
         self.supervisor = supervisor or Supervisor(self.config, tool_timeout_s=settings.tool_timeout_s)
         self.verifier, self.selector = verifier, selector
+        self._verifier_from_settings = False  # True: Calculon mode follows settings.strict
         self._system_prompt = system_prompt
         self._backend = backend
         self._loaded = False
@@ -58,6 +59,30 @@ class Engine:
         self.supervisor.subscribe(self._emit)
         if sink is not None:
             self.subscribe(sink)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        servers_path: Path | None = None,
+        backend: Backend | None = None,
+        sink: ev.EventSink | None = None,
+    ) -> Engine:
+        """The engine as the window and the CLI run it: Calculon mode's check when
+        ``strict`` is on, and tool retrieval kept current with the servers' tools."""
+        from app.mcp.retrieval import ToolRetriever
+
+        retriever = ToolRetriever.from_settings(settings)
+        engine = cls(settings, servers_path=servers_path, backend=backend, sink=sink, selector=retriever)
+        engine.verifier, engine._verifier_from_settings = _verifier(settings), True
+        engine.subscribe(engine._refresh_tools_on_change)
+        return engine
+
+    def _refresh_tools_on_change(self, event: ev.Event) -> None:
+        notify = getattr(self.selector, "notify_tools_changed", None)
+        if isinstance(event, ev.ServerStateChanged) and event.state == "ready" and notify is not None:
+            notify(self.supervisor.list_tools())
 
     # --- events ---
 
@@ -128,9 +153,15 @@ class Engine:
         """Adopt new settings; a different model is loaded again on the next turn."""
         changed = any(getattr(settings, f) != getattr(self.settings, f) for f in _BACKEND_FIELDS)
         self.settings = settings
+        apply_settings = getattr(self.selector, "apply_settings", None)
+        if apply_settings is not None:
+            apply_settings(settings)
+        if self._verifier_from_settings:
+            self.verifier = _verifier(settings)
         if self._session is not None:
             self._session.max_rounds = settings.max_rounds
             self._session.system_prompt = self.system_prompt
+            self._session.verifier = self.verifier
         self.supervisor.limits.tool_timeout_s = settings.tool_timeout_s
         if changed and self._backend is not None:
             old, self._backend, self._loaded = self._backend, None, False
@@ -190,3 +221,9 @@ class Engine:
         await self.supervisor.aclose()
         if self._backend is not None:
             await self._backend.aclose()
+
+
+def _verifier(settings: Settings) -> AnswerVerifier | None:
+    from app.core.provenance import CalculonVerifier
+
+    return CalculonVerifier() if settings.strict else None

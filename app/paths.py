@@ -41,3 +41,9 @@ def resources_dir() -> Path:
     if frozen_root:
         return Path(frozen_root) / "app" / "resources"
     return Path(__file__).resolve().parent / "resources"
+
+
+def bundled_models_dir() -> Path | None:
+    """Where a frozen build keeps the embedded default model (None from source)."""
+    frozen_root = getattr(sys, "_MEIPASS", None)
+    return Path(frozen_root) / "models" if frozen_root else None

@@ -6,6 +6,7 @@
     calculon servers [--json]                      each configured server's state
     calculon ask PROMPT [--backend B] [--model M] [--json] [--strict/--no-strict]
     calculon serve NAME                            one bundled server over stdio
+    calculon --self-test                           check this installation, then exit 0 or 1
 
 Imports stay inside the commands so each one loads only what it uses.
 """
@@ -26,6 +27,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", type=Path, metavar="FILE", help="the mcpServers JSON file to use")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (repeat for debug)")
+    parser.add_argument(
+        "--self-test", action="store_true", help="start the bundled servers, call one tool of each, and exit"
+    )
+    # The window closes itself this long after it is ready: for smoke tests of packaged builds.
+    parser.add_argument("--quit-after", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     tools = commands.add_parser("tools", help="list every tool the configured servers offer")
     tools.add_argument("--json", action="store_true", help="print JSON")
@@ -56,6 +62,10 @@ def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if args.self_test:
+        from app.selftest import run_self_test
+
+        return run_self_test()
     if args.command is None:
         return _gui(argv)
     from app.cli import commands

@@ -146,7 +146,7 @@ async def _ask(args: argparse.Namespace, settings: Settings) -> int:
     from app.engine import Engine
     from app.llm.base import BackendError
 
-    engine = Engine(settings, servers_path=args.config, sink=output.EventPrinter(sys.stderr))
+    engine = Engine.from_settings(settings, servers_path=args.config, sink=output.EventPrinter(sys.stderr))
     try:
         await engine.start()
         outcome = await engine.ask(args.prompt)

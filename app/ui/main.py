@@ -45,7 +45,7 @@ def main(argv: list[str]) -> int:
     collector.start()
     try:
         with loop:
-            return int(loop.run_until_complete(run(options.config, collector)))
+            return int(loop.run_until_complete(run(options.config, collector, options.quit_after)))
     finally:
         collector.stop()
         asyncio.set_event_loop(None)
@@ -54,10 +54,16 @@ def main(argv: list[str]) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--config", type=Path, default=None)
+    # For smoke tests of a packaged build: close by itself this long after it is ready.
+    parser.add_argument("--quit-after", type=float, default=None, metavar="SECONDS")
     return parser
 
 
-async def run(servers_path: Path | None = None, collector: MainThreadCollector | None = None) -> int:
+async def run(
+    servers_path: Path | None = None,
+    collector: MainThreadCollector | None = None,
+    quit_after: float | None = None,
+) -> int:
     settings, problems = load_settings()
     try:
         engine = build_engine(settings, servers_path)
@@ -73,6 +79,8 @@ async def run(servers_path: Path | None = None, collector: MainThreadCollector |
     window.closed.connect(closed.set)
     window.show()
     warm_up = asyncio.ensure_future(prepare(engine, window, collector))
+    if quit_after is not None:
+        warm_up.add_done_callback(lambda _: asyncio.get_running_loop().call_later(quit_after, window.close))
     try:
         await closed.wait()
     finally:
@@ -115,6 +123,9 @@ async def prepare(engine: Engine, window: MainWindow, collector: MainThreadColle
         backend = await engine.ensure_backend()
     except BackendError as exc:
         window.feed.show_error(exc.message, "Model")
+        if exc.category == "model":  # no usable model yet: the settings are where to pick one
+            window.feed.show_error("Choose a GGUF file or switch to Gemini in Settings.", "Getting started")
+            window.open_settings()
     else:
         window.set_model_label(model_label(engine.settings, backend.model_label))
     await servers
@@ -124,12 +135,16 @@ async def prepare(engine: Engine, window: MainWindow, collector: MainThreadColle
 
 def _reconfigure(engine: Engine, window: MainWindow, settings: Settings) -> None:
     window.set_model_label(model_label(settings))
-    window.status.showMessage(
-        "Settings saved. Changes to MCP servers apply when Calculon starts again.", 8000
-    )
-    task = asyncio.ensure_future(engine.reconfigure(settings))
+    window.status.showMessage("Settings saved.", 5000)
+    task = asyncio.ensure_future(_apply(engine, settings))
     _background.add(task)  # the loop keeps only weak references to tasks
     task.add_done_callback(_background.discard)
+
+
+async def _apply(engine: Engine, settings: Settings) -> None:
+    """New settings take effect now: the model on the next turn, changed servers restart."""
+    await engine.reconfigure(settings)
+    await engine.reload_servers()
 
 
 class ErrorReporter:

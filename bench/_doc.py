@@ -1,0 +1,52 @@
+"""Writing one benchmark's figures into docs/benchmarks.md, leaving every other section alone.
+
+A section starts at its ``## Heading`` line and runs to the next ``## `` line.
+A subsection (``### Title``) inside it is replaced the same way, so several
+benchmarks can share one section.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+
+
+def _span(text: str, title: str, level: str, start: int = 0, stop: int | None = None) -> tuple[int, int]:
+    """Where the block titled ``title`` lies in text[start:stop]: (-1, -1) when absent."""
+    stop = len(text) if stop is None else stop
+    begin = text.find(title + "\n", start, stop)
+    if begin < 0:
+        return -1, -1
+    end = text.find("\n" + level + " ", begin + len(title), stop)
+    return begin, stop if end < 0 else end + 1
+
+
+def write_section(heading: str, body: str, path: Path = DOC) -> None:
+    """Replace (or append) the section ``heading``; ``body`` is what follows the heading line."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    section = f"{heading}\n\n{body.strip()}\n"
+    begin, end = _span(text, heading, "##")
+    if begin < 0:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        text = text[:begin] + section + ("\n" + text[end:] if end < len(text) else "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def write_subsection(heading: str, body: str, path: Path = DOC) -> None:
+    """Replace (or append) one ``### Title`` block of section ``heading``; ``body`` starts with that title."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    if _span(text, heading, "##")[0] < 0:
+        text = text.rstrip("\n") + f"\n\n{heading}\n"
+    start, stop = _span(text, heading, "##")
+    title = body.split("\n", 1)[0]
+    begin, end = _span(text, title, "###", start, stop)
+    block = body.strip() + "\n"
+    if begin < 0:
+        text = text[:stop].rstrip("\n") + "\n\n" + block + ("\n" + text[stop:] if stop < len(text) else "")
+    else:
+        text = text[:begin] + block + ("\n" + text[end:] if end < len(text) else "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
