@@ -218,6 +218,10 @@ class Engine:
     async def aclose(self) -> None:
         """Stop the turn, every server process tree, and the backend."""
         self.cancel()
+        pending = getattr(self.selector, "pending", None)
+        if pending is not None and not pending.done():  # an index build the app no longer needs
+            pending.cancel()
+            await asyncio.gather(pending, return_exceptions=True)
         await self.supervisor.aclose()
         if self._backend is not None:
             await self._backend.aclose()

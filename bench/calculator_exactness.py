@@ -28,8 +28,9 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
+from bench._doc import write_section
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DOC = REPO_ROOT / "docs" / "benchmarks.md"
 HEADING = "## Calculator exactness"
 SIZES = (2, 4, 8, 16, 32)
 OPS = ("add", "subtract", "multiply", "divide", "mixed")
@@ -248,19 +249,6 @@ def _share(verdicts: list[bool]) -> str:
     return f"{100 * sum(verdicts) / len(verdicts):.1f}%"
 
 
-def write_section(section: str, path: Path = DOC) -> None:
-    """Replace this benchmark's section in ``docs/benchmarks.md``, leaving others' sections alone."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
-    start = text.find(HEADING + "\n")
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + len(HEADING))
-        text = text[:start] + section + ("\n" + text[end + 1 :] if end >= 0 else "")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench calculator_exactness")
     parser.add_argument("--per-cell", type=int, default=50)
@@ -272,5 +260,5 @@ def main() -> int:
     section = report(cases, verdicts, seconds, options.seed)
     print(section)
     if not options.no_write:
-        write_section(section)
+        write_section(HEADING, section.removeprefix(HEADING))
     return 0 if all(verdicts) else 1

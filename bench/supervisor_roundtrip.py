@@ -22,8 +22,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench import _doc
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DOC = REPO_ROOT / "docs" / "benchmarks.md"
 HEADING = "## Supervisor"
 
 if TYPE_CHECKING:
@@ -120,27 +121,9 @@ def _row(name: str, wall: list[float], cpu: list[float]) -> tuple[str, float, fl
     return name, statistics.median(wall), percentile(wall, 95), statistics.median(cpu)
 
 
-def write_subsection(body: str, path: Path = DOC) -> None:
+def write_subsection(body: str) -> None:
     """Replace one ``### `` block of the Supervisor section, leaving everything else alone."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    start = text.find(HEADING + "\n")
-    if start < 0:
-        text, start = text.rstrip("\n") + f"\n\n{HEADING}\n", len(text.rstrip("\n")) + 2
-    end = text.find("\n## ", start + len(HEADING))
-    end = len(text) if end < 0 else end + 1
-    section = _replace_block(text[start:end], body)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text[:start] + section + text[end:], encoding="utf-8")
-
-
-def _replace_block(section: str, body: str) -> str:
-    title = body.split("\n", 1)[0]
-    begin = section.find(title + "\n")
-    if begin < 0:
-        return section.rstrip("\n") + "\n\n" + body + "\n"
-    finish = section.find("\n### ", begin + len(title))
-    rest = "" if finish < 0 else section[finish:]
-    return section[:begin] + body + "\n" + rest
+    _doc.write_subsection(HEADING, body)
 
 
 def main() -> int:

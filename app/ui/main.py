@@ -160,6 +160,7 @@ class ErrorReporter:
 
     def uninstall(self) -> None:
         sys.excepthook = self._previous_hook
+        asyncio.get_running_loop().set_exception_handler(None)  # the window is going away
 
     def loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")
