@@ -1,0 +1,21 @@
+"""The system instructions, kept as text files under ``resources/prompts``.
+
+Calculon mode (strict) sends every arithmetic step to the calculator and uses
+no number that a tool did not return; the plain prompt is for when it is off.
+Both backends get the same text.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from app.paths import resources_dir
+
+PROMPT_FILES = {True: "calculon.md", False: "plain.md"}
+
+
+@functools.cache
+def system_prompt(strict: bool) -> str:
+    """The system instruction for Calculon mode (``strict``) or plain chat."""
+    path = resources_dir() / "prompts" / PROMPT_FILES[strict]
+    return path.read_text(encoding="utf-8").strip()

@@ -1,0 +1,131 @@
+"""Calculon mode's check: every number in an answer must be backed.
+
+A number in the answer is backed when it appears, as a value, in the user's
+messages or in a successful tool result of the conversation (the sources), or
+is a correct rounding of one. How numbers are read is in :mod:`app.core.numbers`
+and :mod:`app.core.number_words`; the backing rules are:
+
+- **Exact.** Equal values back each other whatever the writing: ``1,776``,
+  ``1776.0``, ``1.776e3`` and ``one thousand seven hundred seventy-six``.
+- **Rounded.** A number backs a shorter form that is right to the last digit
+  shown: 3.14159 backs 3.14 and 3.1416, not 3.15 or 3.1415. On an exact tie
+  either neighbour counts (half-up and half-even are both common). Integers
+  show units, so 1234.6 backs 1235 but 1234 backs neither 1230 nor 1200; a
+  scale word shows its scale, so 1234567 backs "1.23 million" and "1.2
+  million". A rounding to zero is never backed: 0.004 does not back 0.00.
+- **Cut off.** A decimal followed by ``…`` or ``...`` may be truncated: 2/3
+  backs ``0.666…`` as well as ``0.667``.
+- **Percentages.** ``12.5%`` is backed by 12.5 or by 0.125 (the calculator
+  says 0.125, the model says 12.5%); in a source, ``12.5%`` offers both too.
+- **Signs matter.** -5 does not back 5, nor 5 back -5.
+- **Written expressions.** ``1/3`` or ``2^10`` is backed by its value, or
+  when every operand is backed (the user's ``1/3`` restated).
+
+Exemptions, the only numbers not checked (each has tests):
+
+- list markers at the start of a line (``1.`` or ``2)`` then text), counting
+  up from 1, so a lone ``42.`` at the start of a line is still checked;
+- step labels: the number right after the word "step" (``Step 2:``);
+- ordinals: ``1st``, ``22nd``, ``twenty-first`` (and "first", "second" are
+  never read as numbers);
+- the pronoun "one" (see :mod:`app.core.number_words`);
+- the calculator's own note "(rounded to 28 significant digits)" when the
+  answer copies a tool result word for word (it describes a result, and backs
+  nothing in a source either).
+
+Nothing else is exempt: not years, not numbers in inline code or code blocks
+(the user reads those too), not times or dates.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+from app.core.numbers import Mention, Reading, find_numbers
+from app.core.tools import CheckResult
+
+# The calculator's note on a rounded result is about the result, not a result.
+_ROUNDING_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
+_LIST_MARKER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?([0-9]{1,4})[.)](?:\*\*)?[ \t]+\S", re.MULTILINE)
+_STEP_WORD = re.compile(r"\bstep[ \t]+\Z", re.IGNORECASE)
+
+
+class SourcePool:
+    """Every exact value found in the sources, ready for exact and range lookups."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        values: set[Fraction] = set()
+        for text in texts:
+            for mention in find_numbers(_ROUNDING_NOTE.sub(" ", text)):
+                values.update(mention.values())
+        self.values = frozenset(values)
+        self._sorted = sorted(values)
+
+    def backs(self, mention: Mention) -> bool:
+        if any(self.backs_reading(r) for r in mention.readings):
+            return True
+        return bool(mention.parts) and all(p in self.values for p in mention.parts)
+
+    def backs_reading(self, reading: Reading) -> bool:
+        value, step = reading.value, reading.step
+        if value in self.values:
+            return True
+        if step is None or value == 0:
+            return False
+        if self._any_between(value - step / 2, value + step / 2):
+            return True
+        if not reading.truncated:
+            return False
+        low, high = (value, value + step) if value > 0 else (value - step, value)
+        return self._any_between(low, high)
+
+    def _any_between(self, low: Fraction, high: Fraction) -> bool:
+        index = bisect.bisect_left(self._sorted, low)
+        return index < len(self._sorted) and self._sorted[index] <= high
+
+
+def answer_mentions(answer: str) -> list[Mention]:
+    """The numbers in an answer, with list markers, step labels and rounding notes marked exempt."""
+    markers = {m.start(1): int(m.group(1)) for m in _LIST_MARKER.finditer(answer)}
+    notes = [m.span() for m in _ROUNDING_NOTE.finditer(answer)]
+    seen: set[int] = set()
+    found = []
+    for mention in find_numbers(answer):
+        number = markers.get(mention.start)
+        if number is not None and mention.text == str(number) and (number == 1 or number - 1 in seen):
+            seen.add(number)
+            mention = _exempt(mention, "list")
+        elif not mention.exempt and _is_step_label(answer, mention):
+            mention = _exempt(mention, "step")
+        elif any(start <= mention.start < end for start, end in notes):
+            mention = _exempt(mention, "note")
+        found.append(mention)
+    return found
+
+
+def _is_step_label(answer: str, mention: Mention) -> bool:
+    whole = all(r.value.denominator == 1 and r.value > 0 for r in mention.readings) and not mention.parts
+    return whole and _STEP_WORD.search(answer[max(0, mention.start - 12) : mention.start]) is not None
+
+
+def _exempt(mention: Mention, rule: str) -> Mention:
+    return dataclasses.replace(mention, exempt=rule)
+
+
+def unbacked_numbers(answer: str, sources: Sequence[str]) -> tuple[str, ...]:
+    """The answer's unbacked numbers as written, in order, each once."""
+    pool = SourcePool(sources)
+    texts = (m.text for m in answer_mentions(answer) if not m.exempt and not pool.backs(m))
+    return tuple(dict.fromkeys(texts))
+
+
+class CalculonVerifier:
+    """The :class:`~app.core.tools.AnswerVerifier` of Calculon mode."""
+
+    def check(self, answer: str, sources: Sequence[str]) -> CheckResult:
+        unbacked = unbacked_numbers(answer, sources)
+        return CheckResult(verified=not unbacked, unbacked=unbacked)
