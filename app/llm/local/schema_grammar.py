@@ -1,0 +1,176 @@
+"""GBNF grammars that make every tool call valid by construction.
+
+One grammar per step: ``root ::= call | answer`` where a call is the marker and
+a JSON object ``{"name": <an offered name>, "arguments": <that tool's schema>}``
+(a union over the tools, so name and arguments always match), and an answer is
+free text that does not start with ``<``. The decoder drops the grammar as soon
+as the output has become an answer, so free text costs nothing extra.
+
+Schemas go through llama-cpp-python's JSON-schema converter after light
+cleaning. A tool whose schema the converter cannot handle gets a looser
+grammar (any JSON object for its arguments) and is reported in ``relaxed``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+from app.llm.base import ToolSpec
+from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
+
+logger = logging.getLogger(__name__)
+
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+ANY_VALUE = {"type": ["string", "number", "boolean", "object", "array", "null"]}
+_ANNOTATIONS = (
+    "title",
+    "description",
+    "examples",
+    "default",
+    "$comment",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+)
+_CONVERTER_ERRORS = (AssertionError, ValueError, KeyError, TypeError, IndexError, RecursionError)
+_PREFIX = "calculon-"
+
+Compiles = Callable[[str], bool]  # whether llama.cpp accepts a grammar text
+
+
+@dataclasses.dataclass(frozen=True)
+class StepGrammar:
+    decide: str  # root: call | answer (| think), or call alone when a call is forced
+    body: str  # root: what follows the marker, for a call that starts mid-answer
+    relaxed: tuple[str, ...] = ()  # tools whose arguments are only checked to be a JSON object
+    allows_calls: bool = True
+
+
+_ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\\x00]"]
+# an answer and nothing else: for a step that must not call a tool again
+ANSWER_ONLY = StepGrammar("\n".join(["root ::= calculon-answer", *_ANSWER_RULES]), "", allows_calls=False)
+
+
+def build_step_grammar(
+    tools: Sequence[ToolSpec], *, forced: bool, thinks: bool, compiles: Compiles | None = None
+) -> StepGrammar:
+    arguments, relaxed = {}, []
+    for tool in tools:
+        schema, ok = arguments_schema(tool, compiles)
+        arguments[tool.name] = schema
+        if not ok:
+            relaxed.append(tool.name)
+    rules = _call_rules(arguments)
+    branches = ["calculon-call"] if forced else ["calculon-call", "calculon-answer"]
+    if thinks and not forced:
+        branches.append("calculon-think")
+    decide = "\n".join([f"root ::= {' | '.join(branches)}", *rules])
+    body = "\n".join(["root ::= calculon-body", *rules])
+    return StepGrammar(decide, body, tuple(relaxed))
+
+
+def _call_rules(arguments: Mapping[str, Any]) -> list[str]:
+    union: dict[str, Any] = {"anyOf": [_call_schema(name, schema) for name, schema in arguments.items()]}
+    union["$defs"] = {
+        key: value for schema in arguments.values() for key, value in schema.get("$defs", {}).items()
+    }
+    converted = json_schema_to_gbnf(json.dumps(union))
+    lines = [_rename_root(line) for line in converted.splitlines()]
+    if any(line.startswith(_PREFIX) for line in converted.splitlines()):
+        raise ValueError("a schema produced a rule name reserved for the call grammar")
+    return [
+        *lines,
+        f"calculon-call ::= {_literal(CALL_OPEN)} calculon-body",
+        f"calculon-body ::= calculon-json {_literal(CALL_CLOSE)}",
+        f"calculon-think ::= {_literal(THINK_OPEN)} calculon-any*",
+        *_ANSWER_RULES,
+    ]
+
+
+def _rename_root(line: str) -> str:
+    return "calculon-json ::=" + line[len("root ::=") :] if line.startswith("root ::=") else line
+
+
+def _call_schema(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    body = {key: value for key, value in arguments.items() if key != "$defs"}
+    return {
+        "type": "object",
+        "properties": {"name": {"const": name}, "arguments": body},
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }
+
+
+def _literal(text: str) -> str:
+    return json.dumps(text)
+
+
+def arguments_schema(tool: ToolSpec, compiles: Compiles | None = None) -> tuple[dict[str, Any], bool]:
+    """The tool's schema made ready for the converter, and False when it had to be loosened."""
+    schema = prepare_schema(tool.input_schema, scope=_scope(tool.name))
+    try:
+        grammar = json_schema_to_gbnf(json.dumps(schema))
+    except _CONVERTER_ERRORS as exc:
+        logger.warning(
+            "tool %s: schema not convertible to a grammar (%r); accepting any JSON object", tool.name, exc
+        )
+        return {"type": "object"}, False
+    if compiles is not None and not compiles(grammar):
+        logger.warning("tool %s: llama.cpp rejected its grammar; accepting any JSON object", tool.name)
+        return {"type": "object"}, False
+    return schema, True
+
+
+def _scope(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name)
+
+
+def prepare_schema(schema: Mapping[str, Any], *, scope: str) -> dict[str, Any]:
+    """Strip annotations, make empty schemas mean "any value", and move ``$defs``
+    under names of this tool's own, so several tools can share one grammar."""
+    cleaned = _clean(copy.deepcopy(dict(schema)), scope)
+    defs = {**cleaned.pop("$defs", {}), **cleaned.pop("definitions", {})}
+    if defs:
+        cleaned["$defs"] = {f"{scope}__{key}": value for key, value in defs.items()}
+    if "type" not in cleaned and "properties" in cleaned:
+        cleaned["type"] = "object"
+    return cleaned
+
+
+def _clean(node: Any, scope: str) -> Any:
+    if isinstance(node, list):
+        return [_clean(item, scope) for item in node]
+    if node is True:
+        return dict(ANY_VALUE)
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key in ("enum", "const"):
+            out[key] = value  # data, not schema: keep as written
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {name: _clean(sub, scope) for name, sub in value.items()}
+        elif key == "$ref" and isinstance(value, str):
+            out[key] = _scoped_ref(value, scope)
+        else:
+            out[key] = _clean(value, scope)
+    if "allOf" in out and len(out["allOf"]) == 1:
+        merged = {**out.pop("allOf")[0], **out}
+        out = merged
+    return out or dict(ANY_VALUE)
+
+
+def _scoped_ref(ref: str, scope: str) -> str:
+    for prefix in ("#/$defs/", "#/definitions/"):
+        if ref.startswith(prefix):
+            return f"#/$defs/{scope}__{ref[len(prefix) :]}"
+    return ref

@@ -1,0 +1,209 @@
+"""One model step on the worker thread: fit the prompt, constrain, decode, parse.
+
+When Calculon mode is on, tools are offered and the step answers a user message
+that contains a digit, the grammar allows only a tool call (the "numbers" call
+policy; "always" forces a call after every user message, "auto" never does): a small model then
+reaches for the calculator instead of guessing, and the turn loop's check still
+judges the final answer. After a tool result the model may answer or call again;
+a call it already made this turn (same tool, same arguments) is decoded again as
+an answer, since its result is already in the conversation. A cap on calls per
+user message (the built-in 270M model gets 1: it does not plan several steps, it
+walks down the tool list) turns the step after the last allowed call into an answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import llama_cpp
+
+from app.llm.base import (
+    BackendError,
+    Chunk,
+    Message,
+    ModelRequest,
+    StepDone,
+    ToolCall,
+    ToolCallChunk,
+    ToolSpec,
+)
+from app.llm.local.calls import parse_call
+from app.llm.local.conversation import build_turns, flatten, message_groups
+from app.llm.local.decoder import Decoder, DecodeResult
+from app.llm.local.formats import ChatFormat
+from app.llm.local.phases import PhaseSetup
+from app.llm.local.schema_grammar import ANSWER_ONLY, StepGrammar, build_step_grammar
+
+logger = logging.getLogger(__name__)
+_DIGIT = re.compile(r"\d")
+Emit = Callable[[Chunk], None]
+CallPolicy = Literal["numbers", "always", "auto"]
+REPEAT_NOTICE = "The model repeated a tool call whose result it already had; it was asked to answer instead."
+
+
+@dataclasses.dataclass(frozen=True)
+class StepPolicy:
+    max_tokens: int = 512  # per step: a model that will not stop is cut off here
+    strict: bool = True  # Calculon mode: force a tool call on a numeric question
+    call_policy: CallPolicy = "numbers"
+    max_tool_calls: int | None = None  # per user message; None: no limit
+
+
+class StepRunner:
+    def __init__(
+        self, model: llama_cpp.Llama, chat_format: ChatFormat, policy: StepPolicy, *, bos_text: str = ""
+    ):
+        self.model, self.format, self.policy = model, chat_format, policy
+        self.decoder = Decoder(model)
+        self.last: DecodeResult | None = None
+        self._bos_text = bos_text
+        self._grammars: dict[str, StepGrammar] = {}
+        self._reported_relaxed: set[str] = set()
+
+    def run(self, request: ModelRequest, emit: Emit, stop: threading.Event) -> None:
+        prompt, notices = self.fit(request)
+        grammar = self._grammar(request, notices)
+        result = self._decode(prompt, grammar, emit, stop)
+        call = self._call_of(result, request.tools)
+        if call is not None and not stop.is_set() and repeats_earlier_call(call, request.messages):
+            notices.append(REPEAT_NOTICE)
+            result, call = self._decode(prompt, ANSWER_ONLY, emit, stop), None
+        if stop.is_set():
+            return
+        notices.extend(self._relaxed_notices(grammar))
+        if call is not None:
+            emit(ToolCallChunk(call))
+        notices.extend(self._stop_notices(result))
+        emit(StepDone(tokens=result.tokens, notices=tuple(notices)))
+
+    def _grammar(self, request: ModelRequest, notices: list[str]) -> StepGrammar | None:
+        if not request.tools:
+            return None
+        limit = self.policy.max_tool_calls
+        if limit is not None and calls_this_turn(request.messages) >= limit:
+            notices.append(
+                f"This model may make {limit} tool call(s) per message; it was asked to answer now."
+            )
+            return ANSWER_ONLY
+        return self.grammar_for(request.tools, forced=forces_call(request, self.policy))
+
+    def _decode(
+        self,
+        prompt: list[int],
+        grammar: StepGrammar | None,
+        emit: Callable[[Chunk], None],
+        stop: threading.Event,
+    ) -> DecodeResult:
+        setup = PhaseSetup(grammar, self.format.stop, self.format.thinks)
+        budget = min(self.policy.max_tokens, self.decoder.n_ctx - len(prompt))
+        self.last = self.decoder.run(prompt, setup, budget, emit, stop)
+        return self.last
+
+    def _call_of(self, result: DecodeResult, tools: Sequence[ToolSpec]) -> ToolCall | None:
+        if result.kind != "call":
+            return None
+        note = f"the call was cut off ({result.stop_reason} after {result.tokens} tokens)"
+        return parse_call(result.call_text, tools, complete=result.call_complete, cut_off_note=note)
+
+    def grammar_for(self, tools: Sequence[ToolSpec], *, forced: bool) -> StepGrammar:
+        key = json.dumps([forced, [(t.name, t.input_schema) for t in tools]], sort_keys=True, default=str)
+        if key not in self._grammars:
+            compiles = self.decoder.picker.compiles
+            grammar = build_step_grammar(tools, forced=forced, thinks=self.format.thinks, compiles=compiles)
+            if not compiles(grammar.decide):  # each tool compiled alone; together they must too
+                logger.warning("the combined tool-call grammar did not compile; relaxing every tool")
+                grammar = build_step_grammar(tools, forced=forced, thinks=self.format.thinks, compiles=_never)
+            self._grammars[key] = grammar
+        return self._grammars[key]
+
+    def fit(self, request: ModelRequest) -> tuple[list[int], list[str]]:
+        """Prompt tokens that leave room to answer, dropping the oldest exchanges if needed."""
+        n_ctx = self.decoder.n_ctx
+        limit = n_ctx - min(self.policy.max_tokens, n_ctx // 2)
+        groups = message_groups(request.messages)
+        tokens: list[int] = []
+        for dropped in range(max(1, len(groups))):
+            kept = flatten(groups[dropped:])
+            tokens = self.tokenize(request.system, kept, request.tools)
+            if len(tokens) <= limit:
+                return tokens, [_trim_notice(groups[:dropped], n_ctx)] if dropped else []
+        raise BackendError(
+            f"The message is too long for the model's context: the prompt needs {len(tokens)} tokens and "
+            f"{limit} are available (context {n_ctx}, {n_ctx - limit} kept for the reply). "
+            "Shorten the message or raise the context size in Settings.",
+            category="context",
+        )
+
+    def render(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
+        return self.format.render(build_turns(system, messages, tools))
+
+    def tokenize(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> list[int]:
+        text = self.render(system, messages, tools)
+        has_bos = bool(self._bos_text) and text.startswith(self._bos_text)
+        return self.model.tokenize(text.encode("utf-8"), add_bos=not has_bos, special=True)
+
+    def _relaxed_notices(self, grammar: StepGrammar | None) -> list[str]:
+        fresh = [name for name in (grammar.relaxed if grammar else ()) if name not in self._reported_relaxed]
+        self._reported_relaxed.update(fresh)
+        return [
+            f"Tool {name}: its input schema could not be turned into a decoding grammar; "
+            "its arguments are only checked after generation."
+            for name in fresh
+        ]
+
+    def _stop_notices(self, result: DecodeResult) -> list[str]:
+        if result.closed_early:
+            why = (
+                "went round in a loop" if result.closed_early == "loop" else "was about to run out of tokens"
+            )
+            return [f"The model {why} inside a tool call; the call was closed early."]
+        if result.stop_reason == "cap":
+            return [f"The model's reply was cut off at {result.tokens} tokens (the per-step limit)."]
+        if result.stop_reason == "context":
+            return ["The model's reply filled its context window and was cut off."]
+        return []
+
+
+def _never(_grammar: str) -> bool:
+    return False
+
+
+def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
+    """Whether this step may only call a tool: it answers a user message, tools are on
+    offer, and the policy says so ("numbers": in Calculon mode, when the message has a
+    digit; "always": every user message; "auto": never)."""
+    last = request.messages[-1] if request.messages else None
+    if not (request.tools and last is not None and last.role == "user"):
+        return False
+    if policy.call_policy == "always":
+        return True
+    return policy.call_policy == "numbers" and policy.strict and bool(_DIGIT.search(last.text))
+
+
+def _this_turn(messages: Sequence[Message]) -> Sequence[Message]:
+    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+    return messages[last_user + 1 :]
+
+
+def calls_this_turn(messages: Sequence[Message]) -> int:
+    return sum(len(m.tool_calls) for m in _this_turn(messages) if m.role == "assistant")
+
+
+def repeats_earlier_call(call: ToolCall, messages: Sequence[Message]) -> bool:
+    """Whether this turn already made the same call: its result is in the conversation."""
+    earlier = (c for m in _this_turn(messages) if m.role == "assistant" for c in m.tool_calls)
+    return any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in earlier)
+
+
+def _trim_notice(dropped: Sequence[Sequence[Message]], n_ctx: int) -> str:
+    count = sum(len(group) for group in dropped)
+    return (
+        f"Earlier conversation trimmed to fit the model's {n_ctx}-token context "
+        f"({count} older message{'s' if count != 1 else ''} left out)."
+    )

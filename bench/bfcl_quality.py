@@ -1,0 +1,246 @@
+"""Tool-call quality on BFCL "simple" (Python) prompts: our local backend against raw llama-cpp-python.
+
+Each prompt offers exactly one function, served as an MCP tool by a real child
+process (``bench/_bfcl_server.py``, BFCL types mapped to JSON Schema), and asks
+for one step. Both sides must call the tool, on the same loaded model, greedy:
+
+* ours: ``LocalBackend`` with ``call_policy="always"`` (the tool-call grammar,
+  Gemma's own turn format);
+* raw: llama-cpp-python's ``chatml-function-calling`` handler with
+  ``tool_choice`` naming the function (its JSON-schema grammar, ChatML prompt).
+
+Reported per side: calls that parse and validate against the tool's schema,
+calls BFCL's own AST checker accepts (right function, right arguments, from
+``bfcl_eval``'s possible answers), calls the MCP server executed, and time.
+Data: the ``bfcl-eval`` package (``pip install --no-deps bfcl-eval``).
+
+    python -m bench bfcl_quality [--limit 200] [--tokens 128] [--model PATH] [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import importlib.resources
+import json
+import os
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from app.llm.base import Message, ModelRequest, ToolCallChunk, ToolSpec
+from app.llm.local import LocalBackend, LocalOptions
+from bench._bfcl_server import entries, shard_of
+
+SYSTEM = "You are a helpful assistant. Answer by calling the function you are given."
+CASES = "BFCL_v4_simple_python.json"
+CHECKER_MODEL = "calculon-local"
+
+
+@dataclasses.dataclass
+class Outcome:
+    parsed: bool = False  # a call came back whose arguments are a JSON object
+    valid: bool = False  # ... and they validate against the tool's schema
+    correct: bool = False  # ... and BFCL's checker accepts function and arguments
+    executed: bool = False  # ... and the MCP server ran it
+    seconds: float = 0.0
+    arguments: dict[str, Any] | None = None
+
+
+def data_dir() -> Path:
+    return Path(str(importlib.resources.files("bfcl_eval") / "data"))
+
+
+def bfcl_checker() -> Any:
+    """BFCL's simple-function AST checker, without importing its model registry (which pulls
+    in every vendor SDK): that registry is replaced by a stand-in that keeps dotted names."""
+    stand_in = types.ModuleType("bfcl_eval.constants.model_config")
+    mapping = {CHECKER_MODEL.replace("_", "/"): types.SimpleNamespace(underscore_to_dot=False)}
+    setattr(stand_in, "MODEL_CONFIG_MAPPING", mapping)  # noqa: B010
+    sys.modules.setdefault("bfcl_eval.constants.model_config", stand_in)
+    from bfcl_eval.constants.enums import Language
+    from bfcl_eval.eval_checker.ast_eval.ast_checker import simple_function_checker
+
+    def accepts(
+        function: dict[str, Any], name: str, arguments: dict[str, Any], answer: dict[str, Any]
+    ) -> bool:
+        verdict = simple_function_checker(function, {name: arguments}, answer, Language.PYTHON, CHECKER_MODEL)
+        return bool(verdict["valid"])
+
+    return accepts
+
+
+async def ours(
+    backend: LocalBackend, question: str, tool: ToolSpec
+) -> tuple[str, dict[str, Any] | None, float]:
+    started = time.perf_counter()
+    request = ModelRequest(SYSTEM, (Message("user", question),), (tool,))
+    calls = [c.call async for c in backend.stream(request) if isinstance(c, ToolCallChunk)]
+    seconds = time.perf_counter() - started
+    if not calls or calls[0].raw_arguments_error:
+        return (calls[0].name if calls else ""), None, seconds
+    return calls[0].name, dict(calls[0].arguments), seconds
+
+
+def raw(
+    backend: LocalBackend, question: str, tool: ToolSpec, tokens: int
+) -> tuple[str, dict[str, Any] | None, float]:
+    from llama_cpp.llama_chat_format import chatml_function_calling
+
+    started = time.perf_counter()
+    spec = {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema},
+    }
+    reply: Any = chatml_function_calling(
+        llama=backend.llama,  # type: ignore[arg-type]
+        messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}],
+        tools=[spec],  # type: ignore[list-item]
+        tool_choice={"type": "function", "function": {"name": tool.name}},
+        temperature=0.0,
+        repeat_penalty=1.0,
+        max_tokens=tokens,
+    )
+    seconds = time.perf_counter() - started
+    calls = reply["choices"][0]["message"].get("tool_calls") or []
+    if not calls:
+        return "", None, seconds
+    try:
+        arguments = json.loads(calls[0]["function"]["arguments"])
+    except json.JSONDecodeError:
+        return calls[0]["function"]["name"], None, seconds
+    return calls[0]["function"]["name"], arguments if isinstance(arguments, dict) else None, seconds
+
+
+async def judge(
+    result: tuple[str, dict[str, Any] | None, float],
+    tool: ToolSpec,
+    row: dict[str, Any],
+    answer: Any,
+    accepts: Any,
+    client: Client,
+) -> Outcome:
+    name, arguments, seconds = result
+    outcome = Outcome(parsed=arguments is not None, seconds=seconds, arguments=arguments)
+    if arguments is None or name != tool.name:
+        return outcome
+    outcome.valid = not list(jsonschema.Draft202012Validator(tool.input_schema).iter_errors(arguments))
+    outcome.correct = accepts(row["function"][0], name, arguments, answer)
+    if outcome.valid:
+        reply = await client.call_tool(name, arguments)
+        outcome.executed = not reply.is_error
+    return outcome
+
+
+async def measure(args: argparse.Namespace) -> tuple[dict[str, list[Outcome]], float, str]:
+    cases = data_dir() / CASES
+    rows = entries(cases, args.limit)
+    answers = {
+        a["id"]: a["ground_truth"][0]
+        for a in map(json.loads, (data_dir() / "possible_answer" / CASES).read_text().splitlines())
+    }
+    shards = shard_of(rows)
+    accepts = bfcl_checker()
+    backend = LocalBackend(
+        LocalOptions(model_path=args.model, n_ctx=4096, max_tokens=args.tokens, call_policy="always")
+    )
+    await backend.load()
+    results: dict[str, list[Outcome]] = {"ours": [], "raw": []}
+    started = time.perf_counter()
+    async with contextlib.AsyncExitStack() as stack:
+        clients, tools = await open_shards(stack, cases, max(shards) + 1, args.limit)
+        for i, (row, shard) in enumerate(zip(rows, shards, strict=True)):
+            tool, question = tools[shard][row["function"][0]["name"]], row["question"][0][-1]["content"]
+            for side in ("ours", "raw") if i % 2 == 0 else ("raw", "ours"):
+                backend.llama.reset()  # type: ignore[union-attr]  # no cache carried between cases or sides
+                got = (
+                    await ours(backend, question, tool)
+                    if side == "ours"
+                    else await asyncio.to_thread(raw, backend, question, tool, args.tokens)
+                )
+                results[side].append(await judge(got, tool, row, answers[row["id"]], accepts, clients[shard]))
+            if args.progress and (i + 1) % 20 == 0:
+                print(
+                    f"{i + 1}/{len(rows)}: "
+                    + ", ".join(f"{s} {sum(o.correct for o in r)}" for s, r in results.items()),
+                    file=sys.stderr,
+                )
+    label = backend.model_label
+    await backend.aclose()
+    return results, time.perf_counter() - started, label
+
+
+async def open_shards(
+    stack: contextlib.AsyncExitStack, cases: Path, count: int, limit: int
+) -> tuple[list[Client], list[dict[str, ToolSpec]]]:
+    server = Path(__file__).with_name("_bfcl_server.py")
+    clients, tools = [], []
+    for shard in range(count):
+        params = StdioServerParameters(
+            command=sys.executable, args=[str(server), str(cases), str(shard), str(limit)]
+        )
+        client = await stack.enter_async_context(Client(params))
+        listed = (await client.list_tools()).tools
+        clients.append(client)
+        tools.append({t.name: ToolSpec(t.name, t.description or "", t.input_schema) for t in listed})
+    return clients, tools
+
+
+def _share(rows: list[Outcome], field: str) -> str:
+    hits = sum(getattr(o, field) for o in rows)
+    return f"{hits}/{len(rows)} ({100 * hits / len(rows):.1f}%)"
+
+
+def report(results: dict[str, list[Outcome]], wall: float, label: str, args: argparse.Namespace) -> str:
+    n = len(results["ours"])
+    lines = [
+        "### Tool-call quality (BFCL simple)",
+        "",
+        f"Command: `python -m bench bfcl_quality --limit {args.limit} --tokens {args.tokens}` ({label}; "
+        f"the first {n} entries of `{CASES}` from bfcl-eval; one function offered per prompt, served by "
+        f"an MCP child process; a call required on both sides; greedy; wall {wall / 60:.1f} min in all).",
+        "",
+        "| side | parse + validate | BFCL AST check | executed over MCP | median s per prompt |",
+        "|---|---|---|---|---|",
+    ]
+    titles = {"ours": "ours (LocalBackend, tool-call grammar)", "raw": "raw (`chatml-function-calling`)"}
+    for side, rows in results.items():
+        median = sorted(o.seconds for o in rows)[n // 2]
+        shares = " | ".join(_share(rows, field) for field in ("valid", "correct", "executed"))
+        lines.append(f"| {titles[side]} | {shares} | {median:.2f} |")
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines += ["", f"Machine: {os.cpu_count()} CPUs, load average {load} at the end of the run."]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench bfcl_quality", description=__doc__.split("\n")[0])
+    parser.add_argument("--limit", type=int, default=200, help="how many BFCL entries, from the first")
+    parser.add_argument("--tokens", type=int, default=128, help="token cap per call")
+    parser.add_argument("--model", default="", help="GGUF path (default: the built-in model)")
+    parser.add_argument("--progress", action="store_true", help="running totals on stderr")
+    parser.add_argument("--json", type=Path, help="also write per-case outcomes here")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    args = parser.parse_args(sys.argv[1:])
+    results, wall, label = asyncio.run(measure(args))
+    if args.json:
+        args.json.write_text(json.dumps({k: [dataclasses.asdict(o) for o in v] for k, v in results.items()}))
+    text = report(results, wall, label, args)
+    print(text)
+    if not args.no_write:
+        from bench._local_doc import write_local_subsection
+
+        write_local_subsection(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

