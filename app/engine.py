@@ -14,6 +14,7 @@ import asyncio
 import logging
 import threading
 from pathlib import Path
+from typing import Any
 
 from app.core import events as ev
 from app.core import prompts
@@ -49,6 +50,7 @@ class Engine:
         self.supervisor = supervisor or Supervisor(self.config, tool_timeout_s=settings.tool_timeout_s)
         self.verifier, self.selector = verifier, selector
         self._verifier_from_settings = False  # True: Calculon mode follows settings.strict
+        self._background: set[asyncio.Task[Any]] = set()
         self._system_prompt = system_prompt
         self._backend = backend
         self._loaded = False
@@ -82,7 +84,9 @@ class Engine:
     def _refresh_tools_on_change(self, event: ev.Event) -> None:
         notify = getattr(self.selector, "notify_tools_changed", None)
         if isinstance(event, ev.ServerStateChanged) and event.state == "ready" and notify is not None:
-            notify(self.supervisor.list_tools())
+            task = notify(self.supervisor.list_tools())
+            self._background.add(task)  # kept until done, and cancelled if the engine closes first
+            task.add_done_callback(self._background.discard)
 
     # --- events ---
 
@@ -218,10 +222,9 @@ class Engine:
     async def aclose(self) -> None:
         """Stop the turn, every server process tree, and the backend."""
         self.cancel()
-        pending = getattr(self.selector, "pending", None)
-        if pending is not None and not pending.done():  # an index build the app no longer needs
-            pending.cancel()
-            await asyncio.gather(pending, return_exceptions=True)
+        for task in self._background:  # index builds the app no longer needs
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
         await self.supervisor.aclose()
         if self._backend is not None:
             await self._backend.aclose()
