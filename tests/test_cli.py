@@ -54,6 +54,15 @@ def test_tools_lists_every_bundled_tool_with_its_server_and_schema(capsys):
     assert all(t["description"] for t in tools.values())
 
 
+def test_tools_query_ranks_the_matching_tool_first_with_its_scores(capsys):
+    assert cli.run(["tools", "--query", "what time is it in Tokyo", "--top", "2", "--json"]) == 0
+    ranking = json.loads(capsys.readouterr().out)
+    assert [row["rank"] for row in ranking] == [1, 2]
+    assert ranking[0]["name"] == "get_time" and ranking[0]["server"] == "clock"
+    assert ranking[0]["score"] > ranking[1]["score"]
+    assert {"bm25", "dense", "pinned"} <= ranking[0].keys()
+
+
 def test_tools_text_names_each_tool_and_its_server(basic_only, capsys):
     assert cli.run(["--config", str(basic_only), "tools"]) == 0
     out = capsys.readouterr().out

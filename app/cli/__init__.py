@@ -1,7 +1,7 @@
 """The headless command line: the same engine as the window, driven from a shell.
 
     calculon [--config FILE]                       the window
-    calculon tools [--json]                        every discovered tool
+    calculon tools [--json] [--query TEXT --top K] every discovered tool, or their ranking for TEXT
     calculon call TOOL [JSON_ARGS] [--json]        one tool, called directly
     calculon servers [--json]                      each configured server's state
     calculon ask PROMPT [--backend B] [--model M] [--json] [--strict/--no-strict]
@@ -35,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     tools = commands.add_parser("tools", help="list every tool the configured servers offer")
     tools.add_argument("--json", action="store_true", help="print JSON")
+    tools.add_argument("--query", metavar="TEXT", help="rank the tools for TEXT, as tool retrieval would")
+    tools.add_argument("--top", type=int, default=5, metavar="K", help="with --query: how many (default 5)")
     call = commands.add_parser("call", help="call one tool directly")
     call.add_argument("tool", metavar="TOOL", help="tool name, or SERVER.TOOL")
     call.add_argument("arguments", metavar="JSON_ARGS", nargs="?", default="{}", help="e.g. '{\"a\": 1}'")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
+from app.core.tools import ToolInfo
 from app.mcp.config import ConfigError, ServerEntry, load_config
 from app.mcp.supervisor import Supervisor
 from app.settings import Settings, SettingsError, load_settings
@@ -66,10 +67,22 @@ def tools(args: argparse.Namespace) -> int:
         async with running_servers(args.config) as supervisor:
             _warn_unavailable(supervisor)
             found = supervisor.list_tools()
-        print(output.tools_json(found) if args.json else output.tools_text(found))
+        if args.query:
+            print(_ranking(args, found))
+        else:
+            print(output.tools_json(found) if args.json else output.tools_text(found))
         return EXIT_OK
 
     return asyncio.run(body())
+
+
+def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
+    """The tools ranked for ``--query`` with their scores; pinned tools (settings) come first."""
+    from app.mcp.retrieval import format_ranking, rank
+
+    settings, _ = load_settings()
+    rows = rank(args.query, found, max(args.top, 1), pinned=settings.pinned_tools)
+    return format_ranking(rows, as_json=args.json)
 
 
 def servers(args: argparse.Namespace) -> int:
