@@ -18,6 +18,7 @@ from typing import Any
 import qasync
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.core import events as ev
 from app.engine import Engine
 from app.llm.base import BackendError
 from app.mcp.config import ConfigError, load_config
@@ -105,7 +106,20 @@ def build_window(engine: Engine, settings: Settings) -> MainWindow:
     )
     window.set_model_label(model_label(settings))
     window.settings_saved.connect(lambda new: _reconfigure(engine, window, new))
+    engine.subscribe(lambda event: _meter(engine, window, event))
     return window
+
+
+def _meter(engine: Engine, window: MainWindow, event: ev.Event) -> None:
+    """How much of the local model's context the offered tools' schemas take, per step."""
+    if not isinstance(event, ev.StepStarted):
+        return
+    from app.mcp.retrieval import schema_tokens
+
+    offered = [engine.supervisor.resolve(name) for name, _ in event.offered]
+    context = engine.backend.context_tokens if engine.backend else None
+    used = schema_tokens([tool for tool in offered if tool is not None])
+    window.status.set_context_meter(used, context or 0)
 
 
 def model_label(settings: Settings, loaded: str = "") -> str:

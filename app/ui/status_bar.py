@@ -39,8 +39,8 @@ class StatusBar(QStatusBar):
         self.model_label.setText(text)
 
     def set_context_meter(self, used_tokens: int, total_tokens: int) -> None:
-        share = used_tokens / total_tokens if total_tokens else 0.0
-        self.context_label.setText(f"Tool schemas: {used_tokens} tokens ({share:.0%} of context)")
+        share = f" ({used_tokens / total_tokens:.0%} of context)" if total_tokens else ""
+        self.context_label.setText(f"Tool schemas: {used_tokens} tokens{share}")
         self.context_label.show()
 
     def handle(self, event: ev.Event) -> None:

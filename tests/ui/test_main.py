@@ -54,6 +54,9 @@ def test_a_question_runs_through_the_engine_and_the_real_calculator(qtbot, arun,
         assert result.text() == "1776" and "calculator.multiply" in result.title
         assert window.chat.bubbles()[-1].text().strip() == "48 boxes of 37 bolts make 1776 bolts."
         assert window.servers_panel.states["calculator"].state == "ready"
+        # The calculator's 8 offered schemas are metered in the status bar.
+        meter = window.status.context_label.text()
+        assert meter.startswith("Tool schemas: ") and int(meter.split()[2]) > 100
     finally:
         arun(engine.aclose(), timeout=30)
 
