@@ -11,7 +11,6 @@ Events (to every subscriber): ``ModelLoading`` while the backend loads,
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,6 @@ from app.llm.base import Backend, BackendError, ProgressCallback
 from app.mcp.config import load_config
 from app.mcp.supervisor import Supervisor
 from app.settings import Settings
-
-logger = logging.getLogger(__name__)
 
 # Changing any of these means a different model: the backend is built again.
 _BACKEND_FIELDS = ("backend", "model_path", "n_gpu_layers", "n_ctx", "n_threads", "gemini_model")
@@ -94,11 +91,7 @@ class Engine:
         self._sinks.append(sink)
 
     def _emit(self, event: ev.Event) -> None:
-        for sink in self._sinks:
-            try:
-                sink(event)
-            except Exception:  # a broken listener must not break the engine
-                logger.exception("event sink failed on %s", event.kind)
+        ev.deliver(self._sinks, event)
 
     # --- servers ---
 

@@ -8,11 +8,24 @@ them; the window, the CLI and the trace store only consume them.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 EventSink = Callable[["Event"], None]
+
+logger = logging.getLogger(__name__)
+
+
+def deliver(sinks: list[EventSink], event: Event) -> None:
+    """Hand ``event`` to every sink; a broken listener is logged and must not break the sender."""
+    for sink in sinks:
+        try:
+            sink(event)
+        except Exception:
+            logger.exception("event sink failed on %s", event.kind)
+
 
 _KINDS: dict[str, type[Event]] = {}
 

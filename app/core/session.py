@@ -138,11 +138,7 @@ class ChatSession:
     # --- for _Turn ---
 
     def emit(self, event: ev.Event) -> None:
-        for sink in self._sinks:
-            try:
-                sink(event)
-            except Exception:  # a broken listener must not break the turn
-                logger.exception("event sink failed on %s", event.kind)
+        ev.deliver(self._sinks, event)
 
     def offer(self, context: str) -> tuple[list[tuple[ToolInfo, float]], bool]:
         every = self.tools.list_tools()

@@ -155,11 +155,7 @@ class Supervisor:
         self.index = ToolIndex(live)
 
     def _emit(self, event: ev.Event) -> None:
-        for sink in self._sinks:
-            try:
-                sink(event)
-            except Exception:  # a broken listener must not take a server's owner task down
-                logger.exception("event sink failed on %s", event.kind)
+        ev.deliver(self._sinks, event)  # a broken listener must not take a server's owner task down
 
     # --- ToolProvider ---
 
