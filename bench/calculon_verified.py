@@ -284,6 +284,7 @@ def summary(runs: list[Run]) -> dict[str, Any]:
         "tool_calls": sum(r.tool_calls for r in runs),
         "errors": sum(1 for r in runs if r.error),
         "seconds_median": sorted(r.seconds for r in runs)[len(runs) // 2] if runs else 0.0,
+        "example": next(([r.question, r.answer or r.error] for r in runs if not r.verified), None),
     }
 
 
@@ -309,8 +310,19 @@ def report(s: dict[str, Any], label: str, command: str) -> str:
             "An answer counts as given when the turn ended with text; a turn fails when the model reaches no"
             " answer within the round cap (8 steps) or the backend errs. The independent check reads digit"
             " numbers only (no number words), so it is a floor on leaks, not a second proof.",
+            *_example(s["example"]),
         ]
     )
+
+
+def _example(example: list[str] | None) -> list[str]:
+    """The first answer that was not verified, so the figures can be read against what it says."""
+    if example is None:
+        return []
+    question, answer = example
+    shown = " ".join(answer.split())
+    shown = shown if len(shown) <= 240 else shown[:240].rstrip() + " …"
+    return ["", f'First answer not verified, to "{question}": `{shown}`']
 
 
 def write_section(body: str) -> None:
