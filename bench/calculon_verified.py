@@ -29,8 +29,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from bench import _doc
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DOC = REPO_ROOT / "docs" / "benchmarks.md"
 HEADING = "## Calculon mode"
 CALCULATOR = {"command": "calculon", "args": ["serve", "calculator"]}  # the bundled server, as configured
 SQRT2 = Fraction("1.4142135623730950488016887242096980785696718753769")
@@ -325,19 +326,6 @@ def _example(example: list[str] | None) -> list[str]:
     return ["", f'First answer not verified, to "{question}": `{shown}`']
 
 
-def write_section(body: str) -> None:
-    """Replace only the Calculon mode section of docs/benchmarks.md."""
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    section = f"{HEADING}\n\n{body}\n"
-    start = text.find(HEADING + "\n")
-    if start < 0:
-        DOC.write_text(text.rstrip("\n") + "\n\n" + section, encoding="utf-8")
-        return
-    following = text.find("\n## ", start + len(HEADING))
-    rest = text[following + 1 :] if following >= 0 else ""
-    DOC.write_text(text[:start] + section + ("\n" + rest if rest else ""), encoding="utf-8")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench calculon_verified")
     parser.add_argument("--backend", choices=("local", "scripted"), default="local")
@@ -358,5 +346,5 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps([dataclasses.asdict(r) for r in runs], indent=1, ensure_ascii=False))
     if args.backend == "local" and not args.no_write:
-        write_section(text)
+        _doc.write_section(HEADING, text)
     return 1 if figures["unbacked_marked_verified"] else 0
