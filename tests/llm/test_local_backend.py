@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import jsonschema
 import pytest
 
 from app.llm.base import BackendError, Message, ModelRequest, StepDone, TextChunk, ToolCallChunk, ToolSpec
-from app.llm.local import LocalBackend, LocalOptions
+from app.llm.local import LocalBackend, LocalOptions, priority
 from app.llm.registry import create_backend
 from app.settings import Settings
 from tests.llm.local_fixtures import calculator_tools, collect, gemma, gemma_path, step_done  # noqa: F401
@@ -184,3 +185,33 @@ def test_the_registry_builds_it_from_every_setting(gemma_path: Path) -> None:  #
         True,
     )
     assert backend.context_tokens == 1024
+
+
+def _raised_threads(base: int) -> set[int]:
+    """Native ids of this process's threads running below ``base`` priority."""
+    ids = set()
+    for entry in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread may end while we look
+            if priority.thread_nice(int(entry.name)) > base:
+                ids.add(int(entry.name))
+    return ids
+
+
+@pytest.mark.skipif(not priority.supported(), reason="per-thread nice values are Linux only")
+async def test_generation_threads_run_below_the_ui_threads_priority(gemma_path: Path) -> None:  # noqa: F811
+    main_nice = priority.thread_nice(threading.get_native_id())
+    before = _raised_threads(main_nice)
+    backend = LocalBackend(LocalOptions(model_path=str(gemma_path), n_ctx=512, max_tokens=8, n_threads=2))
+    try:
+        await backend.load()
+        request = ModelRequest("", (Message("user", "Tell me a long story about a lighthouse."),), ())
+        await asyncio.wait_for(collect(backend, request), TIMEOUT_S)
+        lowered = _raised_threads(main_nice) - before
+    finally:
+        await backend.aclose()
+    assert priority.thread_nice(threading.get_native_id()) == main_nice  # the caller keeps its priority
+    # The worker itself, and the compute thread llama.cpp started from it for the second core.
+    assert len(lowered) >= 2
+    assert {priority.thread_nice(tid) for tid in lowered if Path(f"/proc/self/task/{tid}").exists()} <= {
+        min(priority.MAX_NICE, main_nice + priority.BACKGROUND_NICE_STEP)
+    }

@@ -2,8 +2,10 @@
 
 All llama.cpp work (loading and every step) runs on one dedicated worker
 thread, so generations are serialised and the event loop never blocks. Chunks
-come back with ``loop.call_soon_threadsafe``. Cancelling the consuming task
-(or closing the stream) raises a flag the worker checks before every token.
+come back with ``loop.call_soon_threadsafe``. That thread, and the compute
+threads llama.cpp starts from it, run below the UI's priority (``priority``).
+Cancelling the consuming task (or closing the stream) raises a flag the worker
+checks before every token.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 import llama_cpp
 
 from app.llm.base import BackendError, Chunk, ModelRequest, ProgressCallback
-from app.llm.local import model_file
+from app.llm.local import model_file, priority
 from app.llm.local.decoder import DecodeResult
 from app.llm.local.formats import choose_format
 from app.llm.local.loader import LoadRequest, gpu_offload_supported, load_llama
@@ -69,7 +71,9 @@ class LocalBackend:
     ):
         self.options = options or LocalOptions()
         self._available_memory = available_memory or model_file.available_memory
-        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="llama", initializer=priority.lower_current_thread
+        )
         self._load_lock = asyncio.Lock()
         self._step_lock = asyncio.Lock()
         self._closing = threading.Event()
