@@ -2,6 +2,8 @@
 
 Engine events come back through one :class:`EventBridge`, re-emitted as a Qt
 signal; widgets listen to that signal and never hold the engine themselves.
+The end of a turn (``busy_changed(False)``, ``failed``) goes through the same
+queue, so it never arrives before the turn's last events.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.core import events as ev
 from app.llm.base import BackendError
+from app.ui.event_bridge import EventBridge
 
 logger = logging.getLogger(__name__)
 
@@ -26,20 +29,6 @@ class TurnRunner(Protocol):
     async def ask(self, text: str) -> Any: ...
 
     def cancel(self) -> None: ...
-
-
-class EventBridge(QObject):
-    """Turns engine events into a Qt signal.
-
-    Signals:
-        engine_event(object): one :class:`app.core.events.Event`, in emission order.
-            Emitted from another thread, it arrives queued on the UI thread.
-    """
-
-    engine_event = Signal(object)
-
-    def sink(self, event: ev.Event) -> None:
-        self.engine_event.emit(event)
 
 
 class ChatController(QObject):
@@ -60,6 +49,8 @@ class ChatController(QObject):
         self.bridge = EventBridge(self)
         self._task: asyncio.Task[None] | None = None
         self._in_turn = False
+        self._idle = asyncio.Event()
+        self._idle.set()
         self.bridge.engine_event.connect(self._watch)
         runner.subscribe(self.bridge.sink)
 
@@ -72,6 +63,7 @@ class ChatController(QObject):
         text = text.strip()
         if not text or self.busy:
             return False
+        self._idle.clear()
         self._task = asyncio.ensure_future(self._run(text))
         # A callback, not a ``finally``: a task cancelled before it first runs never enters _run.
         self._task.add_done_callback(self._finished)
@@ -88,8 +80,8 @@ class ChatController(QObject):
             self._task.cancel()
 
     async def wait_idle(self) -> None:
-        if self._task is not None:
-            await asyncio.shield(self._task)
+        """Until the turn is over and the window has shown all of it."""
+        await self._idle.wait()
 
     def _watch(self, event: ev.Event) -> None:
         if isinstance(event, ev.TurnStarted):
@@ -103,12 +95,19 @@ class ChatController(QObject):
         except asyncio.CancelledError:
             logger.info("turn cancelled before it started")
         except BackendError as exc:
-            self.failed.emit(exc.message)
+            self._fail(exc.message)
         except Exception as exc:  # top of a user action: show it, keep the window alive
             logger.exception("turn failed")
-            self.failed.emit(f"Unexpected error: {exc}")
+            self._fail(f"Unexpected error: {exc}")
+
+    def _fail(self, message: str) -> None:
+        self.bridge.call_after(lambda: self.failed.emit(message))
 
     def _finished(self, task: asyncio.Future[None]) -> None:
+        self.bridge.call_after(lambda: self._became_idle(task))
+
+    def _became_idle(self, task: asyncio.Future[None]) -> None:
         if task is self._task:
             self._task, self._in_turn = None, False
+            self._idle.set()
             self.busy_changed.emit(False)

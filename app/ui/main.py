@@ -22,6 +22,7 @@ from app.core import events as ev
 from app.engine import Engine
 from app.llm.base import BackendError
 from app.mcp.config import ConfigError, load_config
+from app.mcp.retrieval.meter import schema_tokens  # here, not in the handler: a first import stalls a step
 from app.settings import Settings, load_settings
 from app.ui.controller import ChatController
 from app.ui.gc_guard import MainThreadCollector
@@ -114,8 +115,6 @@ def _meter(engine: Engine, window: MainWindow, event: ev.Event) -> None:
     """How much of the local model's context the offered tools' schemas take, per step."""
     if not isinstance(event, ev.StepStarted):
         return
-    from app.mcp.retrieval import schema_tokens
-
     offered = [engine.supervisor.resolve(name) for name, _ in event.offered]
     context = engine.backend.context_tokens if engine.backend else None
     used = schema_tokens([tool for tool in offered if tool is not None])

@@ -58,17 +58,14 @@ class TextView(QTextBrowser):
 
     def highlight(self, needles: Iterable[str]) -> int:
         """Mark each whole-number occurrence of ``needles``; returns how many were marked."""
+        pattern = _numbers_pattern(needles)
+        if pattern is None:
+            return 0
         fmt = QTextCharFormat()
         fmt.setBackground(theme.highlight_colour(self.palette()))
         fmt.setFontWeight(700)
-        marked = 0
-        for needle in needles:
-            marked += self._mark_all(_number_pattern(needle), fmt)
-        return marked
-
-    def _mark_all(self, pattern: QRegularExpression, fmt: QTextCharFormat) -> int:
         doc, count = self.document(), 0
-        cursor = doc.find(pattern)
+        cursor = doc.find(pattern)  # one pass for every number: a draft may have dozens
         while not cursor.isNull():
             cursor.mergeCharFormat(fmt)
             count += 1
@@ -81,7 +78,11 @@ class TextView(QTextBrowser):
             self.setFixedHeight(height)
 
 
-def _number_pattern(number: str) -> QRegularExpression:
+def _numbers_pattern(numbers: Iterable[str]) -> QRegularExpression | None:
     # Do not mark "12" inside "123" or "1.25": digits, separators and a decimal point on
-    # either side mean a different number.
-    return QRegularExpression(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)")
+    # either side mean a different number. Longest first, so "1,234" wins over "1".
+    unique = sorted(set(numbers), key=len, reverse=True)
+    if not unique:
+        return None
+    alternatives = "|".join(re.escape(n) for n in unique)
+    return QRegularExpression(rf"(?<![\d.,])(?:{alternatives})(?![\d]|[.,]\d)")

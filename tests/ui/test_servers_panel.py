@@ -14,7 +14,7 @@ from app.mcp.config import ServerEntry
 from app.mcp.connection import Backoff
 from app.mcp.supervisor import Supervisor
 from app.ui import theme
-from app.ui.controller import EventBridge
+from app.ui.event_bridge import EventBridge
 from app.ui.servers_panel import ServersPanel
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
