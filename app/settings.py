@@ -16,6 +16,7 @@ from typing import Any, Literal
 from app import paths
 
 BACKENDS = ("local", "gemini")
+TOOL_ENCODERS = ("static", "contextual")
 
 
 class SettingsError(ValueError):
@@ -35,6 +36,7 @@ class Settings:
     tool_threshold: int = 16  # above this many tools, offer only the top-k
     top_k: int = 5
     pinned_tools: list[str] = dataclasses.field(default_factory=list)
+    tool_encoder: Literal["static", "contextual"] = "static"  # how tool retrieval embeds text
     tool_timeout_s: float = 30.0
 
     def problems(self) -> list[str]:
@@ -42,6 +44,10 @@ class Settings:
         found = []
         if self.backend not in BACKENDS:
             found.append(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
+        if self.tool_encoder not in TOOL_ENCODERS:
+            found.append(
+                f"tool matching must be one of {', '.join(TOOL_ENCODERS)}, not {self.tool_encoder!r}"
+            )
         if self.model_path and not Path(self.model_path).expanduser().is_file():
             found.append(f"model file not found: {self.model_path}")
         if self.n_gpu_layers < -1:

@@ -9,6 +9,18 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def static_table_dir(tmp_path_factory):
+    """Tool retrieval's static token table lives in one folder for the whole run: it is
+    distilled from the embedding model once (about a minute), not once per test."""
+    from app.mcp.retrieval import static
+
+    with pytest.MonkeyPatch.context() as patch:
+        folder = tmp_path_factory.mktemp("static-table")
+        patch.setattr(static, "table_root", lambda: folder)
+        yield folder
+
+
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("CALCULON_CONFIG_DIR", str(tmp_path / "config"))

@@ -81,7 +81,7 @@ def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
     from app.mcp.retrieval import format_ranking, rank
 
     settings, _ = load_settings()
-    rows = rank(args.query, found, max(args.top, 1), pinned=settings.pinned_tools)
+    rows = rank(args.query, found, max(args.top, 1), pinned=settings.pinned_tools, kind=settings.tool_encoder)
     return format_ranking(rows, as_json=args.json)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -94,6 +95,8 @@ class MiniLMEncoder:
     """
 
     dim = 384
+    model_id = MODEL_ID
+    fusion_weight = 0.4  # BM25's share of the hybrid score with this encoder (bench/retrieval.py)
 
     def __init__(
         self, model_dir: Path | None = None, *, max_tokens: int = MAX_TOKENS, threads: int = 1
@@ -138,6 +141,49 @@ class MiniLMEncoder:
         layers = int(config["num_hidden_layers"])
         self._layers = [_Layer(weights, f"encoder.layer.{i}") for i in range(layers)]
         logger.info("loaded %s from %s", MODEL_ID, model_dir)
+
+    def _dir(self) -> Path:
+        return self.model_dir or default_model_dir()
+
+    def _read(self, name: str) -> str:
+        try:
+            return (self._dir() / name).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise EmbeddingUnavailable(f"cannot read the embedding model in {self._dir()}: {exc}") from exc
+
+    def tokenizer_json(self) -> str:
+        """The tokenizer definition, read without loading the weights."""
+        return self._read("tokenizer.json")
+
+    def vocab_size(self) -> int:
+        """Read from the model's config, without loading the weights."""
+        try:
+            return int(json.loads(self._read("config.json"))["vocab_size"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EmbeddingUnavailable(f"the embedding model's config.json is damaged: {exc}") from exc
+
+    def token_vectors(self, ids: np.ndarray, batch: int = 1024) -> np.ndarray:
+        """Each token id embedded alone (``[CLS] id [SEP]``, mean-pooled, not normalised).
+
+        Blocking and heavy: the whole vocabulary takes about a minute on two cores.
+        """
+        self.load()
+        ids = np.asarray(ids, dtype=np.int64)
+        cls_id, sep_id = (self._special(name) for name in ("[CLS]", "[SEP]"))
+        out = np.zeros((len(ids), self.dim), dtype=np.float32)
+        with self._blas.limit(limits=os.cpu_count() or 1, user_api="blas"):  # a one-off job: every core
+            for start in range(0, len(ids), batch):
+                chunk = ids[start : start + batch]
+                rows = np.stack([np.full_like(chunk, cls_id), chunk, np.full_like(chunk, sep_id)], axis=1)
+                hidden = self._forward(rows, np.ones(rows.shape, np.float32))
+                out[start : start + len(chunk)] = hidden.mean(axis=1)
+        return out
+
+    def _special(self, token: str) -> int:
+        found = self._tokenizer(MAX_TOKENS).token_to_id(token)
+        if found is None:
+            raise EmbeddingUnavailable(f"the embedding model's tokenizer has no {token} token")
+        return int(found)
 
     def encode(self, texts: Sequence[str], *, max_tokens: int | None = None) -> np.ndarray:
         """Unit-length float32 vectors, one row per text, in input order.
@@ -201,16 +247,3 @@ class MiniLMEncoder:
         x = _layer_norm(x + context @ layer.out + layer.out_b, *layer.ln1, self._eps)
         hidden = _gelu(x @ layer.up + layer.up_b)
         return _layer_norm(x + hidden @ layer.down + layer.down_b, *layer.ln2, self._eps)
-
-
-_shared: MiniLMEncoder | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_encoder() -> MiniLMEncoder:
-    """The process-wide encoder, so the 90 MB of weights load once for every index and the CLI."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = MiniLMEncoder()
-        return _shared

@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,14 +20,15 @@ import numpy as np
 from app import paths
 from app.core.tools import ToolInfo
 from app.mcp.retrieval import text
+from app.mcp.retrieval.arrays import read_array, write_array
 from app.mcp.retrieval.bm25 import BM25
-from app.mcp.retrieval.embed import MODEL_ID, EmbeddingUnavailable, MiniLMEncoder
+from app.mcp.retrieval.embed import EmbeddingUnavailable
+from app.mcp.retrieval.encoders import Encoder
 
 logger = logging.getLogger(__name__)
 
-# Hybrid score = BM25_WEIGHT * BM25 / BM25.reference(query) + (1 - BM25_WEIGHT) * cosine.
-# Chosen on bench/retrieval.py (see docs/benchmarks.md, "Tool retrieval").
-BM25_WEIGHT = 0.4
+# Hybrid score = w * BM25 / BM25.reference(query) + (1 - w) * cosine, with w the
+# encoder's ``fusion_weight``, chosen on bench/retrieval.py (docs/benchmarks.md).
 DOC_TOKENS = 128  # the model was trained on 128-token inputs; longer tool docs add little
 # Queries are cut at 64 tokens: the turn loop's context can hold a long tool
 # result, and a 256-token query costs about 5x a 64-token one (8x a typical
@@ -41,9 +41,9 @@ def cache_root() -> Path:
     return paths.cache_dir() / "retrieval"
 
 
-def fingerprint(tools: Sequence[ToolInfo]) -> str:
-    """Changes whenever any tool's name, description or schema changes."""
-    digest = hashlib.sha256(f"{MODEL_ID}|{text.DOC_VERSION}|{DOC_TOKENS}".encode())
+def fingerprint(tools: Sequence[ToolInfo], model_id: str) -> str:
+    """Changes whenever any tool's name, description or schema changes, or the encoder does."""
+    digest = hashlib.sha256(f"{model_id}|{text.DOC_VERSION}|{DOC_TOKENS}".encode())
     for tool in sorted(tools, key=lambda t: t.name):
         body = [tool.name, tool.description, tool.input_schema]
         digest.update(json.dumps(body, sort_keys=True, default=str).encode())
@@ -63,8 +63,11 @@ class Scores:
 class ToolIndex:
     """Ranks one fixed tool list. ``vectors`` is None when no embedding model is available."""
 
-    def __init__(self, key: str, tools: Sequence[ToolInfo], vectors: np.ndarray | None) -> None:
+    def __init__(
+        self, key: str, tools: Sequence[ToolInfo], vectors: np.ndarray | None, weight: float = 1.0
+    ) -> None:
         self.key = key
+        self.weight = weight  # BM25's share of the hybrid score
         self.tools = tuple(tools)
         self.rows = {tool.name: row for row, tool in enumerate(self.tools)}
         self.bm25 = BM25([text.document_words(tool) for tool in self.tools])
@@ -82,31 +85,34 @@ class ToolIndex:
             cosine = np.zeros(len(self.tools), dtype=np.float32)
             return Scores(lexical, cosine, fuse(lexical, cosine, scale, weight=1.0))
         cosine = self.vectors @ query_vector
-        return Scores(lexical, cosine, fuse(lexical, cosine, scale))
+        return Scores(lexical, cosine, fuse(lexical, cosine, scale, self.weight))
 
 
-def fuse(lexical: np.ndarray, cosine: np.ndarray, scale: float, weight: float = BM25_WEIGHT) -> np.ndarray:
+def fuse(lexical: np.ndarray, cosine: np.ndarray, scale: float, weight: float) -> np.ndarray:
     """Weighted sum of BM25 (divided by the query's reference score) and cosine similarity."""
     scaled = lexical / scale if scale > 0 else lexical
     return weight * scaled + (1.0 - weight) * cosine
 
 
-def build_index(
-    tools: Sequence[ToolInfo], encoder: MiniLMEncoder | None, root: Path | None = None
-) -> ToolIndex:
+def index_key(tools: Sequence[ToolInfo], encoder: Encoder | None) -> str:
+    return fingerprint(tools, encoder.model_id if encoder is not None else "bm25")
+
+
+def build_index(tools: Sequence[ToolInfo], encoder: Encoder | None, root: Path | None = None) -> ToolIndex:
     """Blocking: loads the model, reads or computes the embeddings. Run it in a worker thread."""
     tools = sorted(tools, key=lambda t: t.name)
-    key = fingerprint(tools)
-    vectors = None
-    if encoder is not None:
-        try:
-            vectors = _vectors(tools, key, encoder, root or cache_root())
-        except EmbeddingUnavailable:
-            logger.warning("tool retrieval falls back to BM25 only", exc_info=True)
-    return ToolIndex(key, tools, vectors)
+    if encoder is None:
+        return ToolIndex(index_key(tools, None), tools, None)
+    key = index_key(tools, encoder)
+    try:
+        vectors = _vectors(tools, key, encoder, root or cache_root())
+        return ToolIndex(key, tools, vectors, encoder.fusion_weight)
+    except EmbeddingUnavailable:
+        logger.warning("tool retrieval falls back to BM25 only", exc_info=True)
+        return ToolIndex(key, tools, None)
 
 
-def _vectors(tools: Sequence[ToolInfo], key: str, encoder: MiniLMEncoder, root: Path) -> np.ndarray:
+def _vectors(tools: Sequence[ToolInfo], key: str, encoder: Encoder, root: Path) -> np.ndarray:
     encoder.load()  # queries need the model even when the tool vectors come from the cache
     cached = _read_cache(root / f"{key}.npy", len(tools), encoder.dim)
     if cached is not None:
@@ -117,37 +123,16 @@ def _vectors(tools: Sequence[ToolInfo], key: str, encoder: MiniLMEncoder, root: 
 
 
 def _read_cache(path: Path, rows: int, dim: int) -> np.ndarray | None:
-    try:
-        vectors = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        logger.warning("ignoring unreadable retrieval cache %s", path, exc_info=True)
-        return None
-    if vectors.shape != (rows, dim) or vectors.dtype != np.float32:
-        logger.warning("ignoring retrieval cache %s of shape %s", path, vectors.shape)
-        return None
-    os.utime(path)  # keep recently used indexes when pruning
+    vectors = read_array(path, (rows, dim), np.float32, "retrieval cache")
+    if vectors is not None:
+        os.utime(path)  # keep recently used indexes when pruning
     return vectors
 
 
 def _write_cache(root: Path, key: str, vectors: np.ndarray) -> None:
-    """Atomic write, then prune old files; a cache that cannot be written is only logged."""
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=root)
-    except OSError:
-        logger.warning("could not write the retrieval cache under %s", root, exc_info=True)
-        return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.save(handle, vectors, allow_pickle=False)
-        os.replace(tmp, root / f"{key}.npy")
+    """Then prune old files; a cache that cannot be written is only logged."""
+    if write_array(root / f"{key}.npy", vectors, "retrieval cache"):
         _prune(root)
-    except OSError:
-        logger.warning("could not write the retrieval cache under %s", root, exc_info=True)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _prune(root: Path) -> None:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 
 from app.core.tools import ToolInfo
-from app.mcp.retrieval.embed import MiniLMEncoder
+from app.mcp.retrieval.encoders import Encoder, EncoderKind
 from app.mcp.retrieval.selector import Ranked, ToolRetriever
 
 
@@ -16,14 +16,15 @@ def rank(
     top_k: int = 5,
     *,
     pinned: Sequence[str] = (),
-    encoder: MiniLMEncoder | None = None,
+    encoder: Encoder | None = None,
+    kind: EncoderKind = "static",
     dense: bool = True,
 ) -> list[Ranked]:
     """Blocking: builds the index (or reads it from the disk cache), then ranks.
 
     Pinned tools come first, as in what the model is offered.
     """
-    retriever = ToolRetriever(top_k=top_k, pinned=pinned, encoder=encoder, dense=dense)
+    retriever = ToolRetriever(top_k=top_k, pinned=pinned, encoder=encoder, encoder_kind=kind, dense=dense)
     retriever.refresh_blocking(tools)
     return retriever.ranked(query, tools, top_k)
 

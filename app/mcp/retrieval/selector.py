@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from app.core.tools import ToolInfo
-from app.mcp.retrieval.embed import MiniLMEncoder, shared_encoder
-from app.mcp.retrieval.index import QUERY_TOKENS, Scores, ToolIndex, build_index, fingerprint
+from app.mcp.retrieval.encoders import Encoder, EncoderKind, shared_encoder
+from app.mcp.retrieval.index import QUERY_TOKENS, Scores, ToolIndex, build_index, index_key
 from app.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -57,14 +57,16 @@ class ToolRetriever:
         threshold: int = 16,
         top_k: int = 5,
         pinned: Sequence[str] = (),
-        encoder: MiniLMEncoder | None = None,
+        encoder: Encoder | None = None,
+        encoder_kind: EncoderKind = "static",
         dense: bool = True,
         cache_root: Path | None = None,
     ) -> None:
         self.threshold = threshold
         self.top_k = top_k
         self.pinned = list(pinned)
-        self.encoder = (encoder or shared_encoder()) if dense else None
+        self.encoder = (encoder or shared_encoder(encoder_kind)) if dense else None
+        self.encoder_kind = encoder_kind
         self.cache_root = cache_root
         self.builds = 0  # indexes built or loaded: lets callers see that a refresh was skipped
         self._index: ToolIndex | None = None
@@ -75,21 +77,26 @@ class ToolRetriever:
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, encoder: MiniLMEncoder | None = None) -> ToolRetriever:
+    def from_settings(cls, settings: Settings, *, encoder: Encoder | None = None) -> ToolRetriever:
         return cls(
             threshold=settings.tool_threshold,
             top_k=settings.top_k,
             pinned=settings.pinned_tools,
             encoder=encoder,
+            encoder_kind=settings.tool_encoder,
         )
 
     def apply_settings(self, settings: Settings) -> None:
-        """Take changed threshold, top-k and pins; the index stays as it is."""
+        """Take changed threshold, top-k and pins; a new encoder means a new index, built
+        in the background while every tool is offered."""
         self.threshold, self.top_k, self.pinned = (
             settings.tool_threshold,
             settings.top_k,
             list(settings.pinned_tools),
         )
+        if self.encoder is not None and settings.tool_encoder != self.encoder_kind:
+            self.encoder, self.encoder_kind = shared_encoder(settings.tool_encoder), settings.tool_encoder
+            self._index = None
 
     @property
     def ready(self) -> bool:
@@ -119,7 +126,7 @@ class ToolRetriever:
         generation = self._generation
         self._active += 1
         try:
-            key = await asyncio.to_thread(fingerprint, tools)
+            key = await asyncio.to_thread(index_key, tools, self.encoder)
             async with self._lock:
                 if generation != self._generation or (self._index and self._index.key == key):
                     return False

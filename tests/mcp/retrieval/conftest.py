@@ -10,6 +10,7 @@ import pytest
 from app.core.tools import ToolInfo
 from app.mcp.retrieval.embed import MiniLMEncoder
 from app.mcp.retrieval.index import build_index, cache_root
+from app.mcp.retrieval.static import StaticEncoder
 from tests.mcp.retrieval.catalogue import catalogue
 
 
@@ -48,3 +49,11 @@ def catalogue_cache(loaded_encoder: MiniLMEncoder, tmp_path_factory: pytest.Temp
 def warm_cache(catalogue_cache: Path) -> None:
     """The catalogue's vectors already in this test's cache: for tests about ranking, not building."""
     shutil.copytree(catalogue_cache, cache_root(), dirs_exist_ok=True)
+
+
+@pytest.fixture(scope="session")
+def static_encoder(loaded_encoder: MiniLMEncoder, static_table_dir: Path) -> StaticEncoder:
+    """Static vectors distilled from the shared model once per run (into ``static_table_dir``)."""
+    encoder = StaticEncoder(loaded_encoder)
+    encoder.load()
+    return encoder

@@ -5,22 +5,23 @@ from pathlib import Path
 
 from app.core.tools import ToolInfo
 from app.mcp.retrieval.embed import MiniLMEncoder
-from app.mcp.retrieval.index import build_index, cache_root, fingerprint
+from app.mcp.retrieval.index import build_index, cache_root, fingerprint, index_key
 
 
 def test_fingerprint_ignores_order_but_sees_every_schema_change(tools: list[ToolInfo]) -> None:
-    key = fingerprint(tools)
-    assert fingerprint(list(reversed(tools))) == key
+    key = fingerprint(tools, "model")
+    assert fingerprint(list(reversed(tools)), "model") == key
     renamed = dataclasses.replace(tools[0], description=tools[0].description + " Now faster.")
-    assert fingerprint([renamed, *tools[1:]]) != key
+    assert fingerprint([renamed, *tools[1:]], "model") != key
     reschemed = dataclasses.replace(tools[0], input_schema={"type": "object", "properties": {}})
-    assert fingerprint([reschemed, *tools[1:]]) != key
-    assert fingerprint(tools[1:]) != key
+    assert fingerprint([reschemed, *tools[1:]], "model") != key
+    assert fingerprint(tools[1:], "model") != key
+    assert fingerprint(tools, "another model") != key  # vectors from another encoder are not reused
 
 
 def test_index_is_cached_under_the_app_cache_folder(tools: list[ToolInfo], encoder: MiniLMEncoder) -> None:
     build_index(tools, encoder)
-    assert (cache_root() / f"{fingerprint(tools)}.npy").is_file()
+    assert (cache_root() / f"{index_key(tools, encoder)}.npy").is_file()
 
 
 def test_cache_hit_skips_the_embedding(tools: list[ToolInfo], encoder: MiniLMEncoder) -> None:
@@ -42,7 +43,7 @@ def test_changed_tool_list_is_embedded_again(tools: list[ToolInfo], encoder: Min
 
 def test_corrupt_cache_file_is_rebuilt(tools: list[ToolInfo], encoder: MiniLMEncoder) -> None:
     build_index(tools, encoder)
-    path = cache_root() / f"{fingerprint(tools)}.npy"
+    path = cache_root() / f"{index_key(tools, encoder)}.npy"
     path.write_bytes(b"not an array")
     calls = encoder.calls
     index = build_index(tools, encoder)

@@ -10,7 +10,6 @@ import pytest
 from app.core.tools import ToolInfo
 from app.mcp.retrieval import text
 from app.mcp.retrieval.embed import MiniLMEncoder
-from app.mcp.retrieval.index import BM25_WEIGHT
 from app.mcp.retrieval.selector import ToolRetriever
 from app.settings import Settings
 
@@ -101,7 +100,8 @@ async def test_hybrid_score_is_the_weighted_sum_of_scaled_bm25_and_cosine(
     assert retriever.index is not None
     scale = retriever.index.bm25.reference(text.words(query))
     for r in rows:
-        expected = BM25_WEIGHT * r.bm25 / scale + (1 - BM25_WEIGHT) * r.dense
+        weight = encoder.fusion_weight
+        expected = weight * r.bm25 / scale + (1 - weight) * r.dense
         assert r.score == pytest.approx(expected, abs=1e-5)
 
 
