@@ -172,6 +172,17 @@ def time_queries(
     return samples
 
 
+def time_busy(retriever: ToolRetriever, tools: Sequence[ToolInfo], queries: Sequence[Query]) -> list[float]:
+    """``time_queries`` while one busy-looping process per core competes for every core."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        return time_queries(retriever, tools, queries)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
 def time_build(tools: Sequence[ToolInfo], cache: Path, encoder: Encoder) -> tuple[float, ToolRetriever]:
     retriever = ToolRetriever(encoder=encoder, cache_root=cache)
     started = time.perf_counter()
@@ -272,6 +283,7 @@ class EncoderRun:
     recalls: dict[str, list[float]]
     sweep: list[tuple[float, list[float], list[float]]]  # weight, even-query recalls, odd-query recalls
     latency: tuple[float, float]  # p50, p95 ms
+    busy_latency: tuple[float, float]  # the same with every core kept busy by other processes
 
 
 def methods(weight: float) -> dict[str, Method]:
@@ -312,7 +324,8 @@ def run_encoder(
     scored = score_all(index, encoder, queries)
     found = {label: recalls(scored, names, method) for label, method in methods(index.weight).items()}
     latency = percentiles(time_queries(retriever, tools, sample))
-    run = EncoderRun(kind, index.weight, cold, warm, found, sweep(scored, names), latency)
+    busy = percentiles(time_busy(retriever, tools, sample))
+    run = EncoderRun(kind, index.weight, cold, warm, found, sweep(scored, names), latency, busy)
     print(f"{kind}: {json.dumps(dataclasses.asdict(run))}", file=sys.stderr, flush=True)
     return run, scored, index
 
@@ -364,6 +377,9 @@ def report(
         "|---|---|---|",
         f"| query, hybrid, p50 / p95 | {static.latency[0]:.2f} / **{static.latency[1]:.2f} ms**"
         f" | {contextual.latency[0]:.2f} / {contextual.latency[1]:.2f} ms |",
+        f"| the same, every core kept busy by another process | {static.busy_latency[0]:.2f} /"
+        f" **{static.busy_latency[1]:.2f} ms** | {contextual.busy_latency[0]:.2f} /"
+        f" {contextual.busy_latency[1]:.2f} ms |",
         f"| query, BM25 alone, p50 / p95 | {b50:.2f} / {b95:.2f} ms | (same) |",
         f"| index build, cold | {static.cold_s:.1f} s (token table distilled, then {tools:,} docs)"
         f" | {contextual.cold_s:.1f} s ({tools:,} docs through the model) |",

@@ -78,10 +78,13 @@ def tools(args: argparse.Namespace) -> int:
 
 def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
     """The tools ranked for ``--query`` with their scores; pinned tools (settings) come first."""
-    from app.mcp.retrieval import format_ranking, rank
+    from app.mcp.retrieval import StaticEncoder, format_ranking, rank, shared_encoder
 
     settings, _ = load_settings()
-    rows = rank(args.query, found, max(args.top, 1), pinned=settings.pinned_tools, kind=settings.tool_encoder)
+    encoder = shared_encoder(settings.tool_encoder)
+    if isinstance(encoder, StaticEncoder) and not encoder.table_path().is_file():
+        print("Preparing tool matching: once per machine, about half a minute...", file=sys.stderr)
+    rows = rank(args.query, found, max(args.top, 1), pinned=settings.pinned_tools, encoder=encoder)
     return format_ranking(rows, as_json=args.json)
 
 
