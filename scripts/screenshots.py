@@ -203,6 +203,9 @@ async def views(app: QApplication, window: MainWindow, out: Path) -> list[Path]:
     dialog.tabs.setCurrentIndex(1)
     await settle(app, 1.5)  # the GPU probe imports llama.cpp on a worker
     await save(dialog, "settings-local-model.png")
+    tabs = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
+    dialog.tabs.setCurrentIndex(tabs.index("Tools"))
+    await save(dialog, "settings-tools.png")
     dialog.tabs.setCurrentWidget(dialog.servers)
     await save(dialog, "settings-servers.png")
     dialog.reject()
