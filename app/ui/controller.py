@@ -51,7 +51,8 @@ class ChatController(QObject):
         self._in_turn = False
         self._idle = asyncio.Event()
         self._idle.set()
-        self.bridge.engine_event.connect(self._watch)
+        # Directly, not through the bridge's queue: Stop must know at once whether a turn runs.
+        runner.subscribe(self._watch)
         runner.subscribe(self.bridge.sink)
 
     @property

@@ -165,7 +165,7 @@ class MiniLMEncoder:
     def token_vectors(self, ids: np.ndarray, batch: int = 1024) -> np.ndarray:
         """Each token id embedded alone (``[CLS] id [SEP]``, mean-pooled, not normalised).
 
-        Blocking and heavy: the whole vocabulary takes about a minute on two cores.
+        Blocking and heavy: the whole vocabulary takes about half a minute on two cores.
         """
         self.load()
         ids = np.asarray(ids, dtype=np.int64)

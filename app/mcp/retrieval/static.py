@@ -10,7 +10,7 @@ On the BFCL benchmark it keeps most of what the embeddings add to BM25;
 docs/benchmarks.md has the figures for both encoders.
 
 The table (30,522 x 384) is distilled once per machine, in the background
-index build (about a minute on two cores), and cached as float16 (23 MB).
+index build (about half a minute on two cores), and cached as float16 (23 MB).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tokenizers import Tokenizer
 
 from app import paths
 from app.mcp.retrieval.arrays import read_array, write_array
-from app.mcp.retrieval.embed import MAX_TOKENS, MODEL_ID, EmbeddingUnavailable, MiniLMEncoder
+from app.mcp.retrieval.embed import MAX_TOKENS, MODEL_ID, MiniLMEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -110,5 +110,3 @@ class StaticEncoder:
 def _read_table(path: Path, rows: int) -> np.ndarray | None:
     return read_array(path, (rows, StaticEncoder.dim), np.float16, "static token table")
 
-
-__all__ = ["EmbeddingUnavailable", "StaticEncoder", "table_root"]
