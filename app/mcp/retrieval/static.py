@@ -109,4 +109,3 @@ class StaticEncoder:
 
 def _read_table(path: Path, rows: int) -> np.ndarray | None:
     return read_array(path, (rows, StaticEncoder.dim), np.float16, "static token table")
-
