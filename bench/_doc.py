@@ -7,6 +7,7 @@ benchmarks can share one section.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
@@ -50,3 +51,8 @@ def write_subsection(heading: str, body: str, path: Path = DOC) -> None:
         text = text[:begin] + block + ("\n" + text[end:] if end < len(text) else "")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, for a report's machine line."""
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"

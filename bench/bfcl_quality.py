@@ -39,6 +39,7 @@ from mcp.client.stdio import StdioServerParameters
 from app.llm.base import Message, ModelRequest, ToolCallChunk, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions
 from bench._bfcl_server import entries, shard_of
+from bench._doc import load_average
 
 SYSTEM = "You are a helpful assistant. Answer by calling the function you are given."
 CASES = "BFCL_v4_simple_python.json"
@@ -216,7 +217,7 @@ def report(results: dict[str, list[Outcome]], wall: float, label: str, args: arg
         median = sorted(o.seconds for o in rows)[n // 2]
         shares = " | ".join(_share(rows, field) for field in ("valid", "correct", "executed"))
         lines.append(f"| {titles[side]} | {shares} | {median:.2f} |")
-    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     lines += ["", f"Machine: {os.cpu_count()} CPUs, load average {load} at the end of the run."]
     return "\n".join(lines)
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from app.llm.base import Message, ModelRequest, TextChunk, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions
+from bench._doc import load_average
 
 PROMPT = "Tell me a long story about a lighthouse keeper and a storm."
 Row = dict[str, float]
@@ -166,7 +167,7 @@ def report(results: list[dict[str, Any]], label: str, args: argparse.Namespace, 
         "Ratios and deltas are medians over runs paired in time (ours then raw, or raw then ours). "
         "Cold runs decode the whole prompt; cached runs find it in the cache and decode one token.",
     ]
-    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     lines += ["", f"Machine: {os.cpu_count()} CPUs, load average {load} at the end of the run."]
     return "\n".join(lines)
 

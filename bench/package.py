@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._doc import write_section
+from bench._doc import load_average, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist" / "calculon"
@@ -69,7 +69,7 @@ def report(medians: dict[str, dict[str, float]], runs: int) -> str:
     for task, sides in medians.items():
         ratio = sides["frozen"] / sides["source"]
         lines.append(f"| {task} | {sides['frozen']:.2f} | {sides['source']:.2f} | {ratio:.2f} |")
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     lines += ["", f"Machine: {os.cpu_count()} CPUs, load average {load} at the end of the run."]
     return "\n".join(lines)
 

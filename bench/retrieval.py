@@ -37,7 +37,7 @@ from app.mcp.retrieval.embed import default_model_dir
 from app.mcp.retrieval.encoders import Encoder
 from app.mcp.retrieval.index import QUERY_TOKENS, ToolIndex, fuse
 from bench._bfcl_tools import Query, load_bfcl
-from bench._doc import write_section
+from bench._doc import load_average, write_section
 
 KS = (1, 3, 5)
 
@@ -380,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra["bm25_latency"] = percentiles(time_queries(bm25_only, tools, sample))
     if args.reference_python:
         extra["reference"] = compare_reference(args.reference_python, MiniLMEncoder(), sample)
-    extra["load"] = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    extra["load"] = load_average()
     section = report(len(tools), len(queries), len(sample), bm25, runs, extra)
     print(section)
     if not args.no_write:

@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench._doc import load_average
 from bench.supervisor_roundtrip import write_subsection
 
 TARGET_S = 1.5
@@ -169,7 +170,7 @@ def main() -> int:
     parent_import = time.perf_counter() - began
     figures = asyncio.run(measure(args.runs))
     costs = child_costs(list(figures["names"]))  # type: ignore[call-overload]
-    load = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
+    load = load_average()
     text = report(figures, costs, parent_import, args.runs, load)
     print(text)
     if not args.no_write:

@@ -108,13 +108,9 @@ def report(times: dict[str, list[float]], calls: int, batch: int) -> str:
         "Ours includes a per-call timeout, the name lookup and the result conversion; "
         "raw is `mcp.Client.call_tool` with no timeout.",
         "",
-        f"Machine: {os.cpu_count()} CPUs, load average {_load()} at the end of the run.",
+        f"Machine: {os.cpu_count()} CPUs, load average {_doc.load_average()} at the end of the run.",
     ]
     return "\n".join(lines)
-
-
-def _load() -> str:
-    return " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
 
 
 def _row(name: str, wall: list[float], cpu: list[float]) -> tuple[str, float, float, float]:

@@ -124,10 +124,10 @@ class MiniLMEncoder:
                 self._loaded = True
 
     def _load(self, model_dir: Path) -> None:
+        self._tokenizer_json = self.tokenizer_json()
         try:
             config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
             weights = load_file(str(model_dir / "model.safetensors"))
-            self._tokenizer_json = (model_dir / "tokenizer.json").read_text(encoding="utf-8")
         except (OSError, ValueError) as exc:
             raise EmbeddingUnavailable(f"cannot read the embedding model in {model_dir}: {exc}") from exc
         self._tokenizers: dict[int, Tokenizer] = {}
