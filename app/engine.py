@@ -25,7 +25,15 @@ from app.mcp.supervisor import Supervisor
 from app.settings import Settings
 
 # Changing any of these means a different model: the backend is built again.
-_BACKEND_FIELDS = ("backend", "model_path", "n_gpu_layers", "n_ctx", "n_threads", "gemini_model")
+_BACKEND_FIELDS = (
+    "backend",
+    "model_path",
+    "builtin_model",
+    "n_gpu_layers",
+    "n_ctx",
+    "n_threads",
+    "gemini_model",
+)
 
 
 class Engine:

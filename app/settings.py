@@ -26,7 +26,8 @@ class SettingsError(ValueError):
 @dataclasses.dataclass
 class Settings:
     backend: Literal["local", "gemini"] = "local"
-    model_path: str = ""  # empty: the embedded default GGUF
+    model_path: str = ""  # empty: the built-in model named by builtin_model
+    builtin_model: str = "smollm2-135m-instruct"  # an id from app.llm.local.catalog
     n_gpu_layers: int = 0  # 0: CPU only, -1: every layer
     n_ctx: int = 4096
     n_threads: int = 0  # 0: let llama.cpp choose
@@ -47,6 +48,10 @@ class Settings:
         if self.tool_encoder not in TOOL_ENCODERS:
             found.append(
                 f"tool matching must be one of {', '.join(TOOL_ENCODERS)}, not {self.tool_encoder!r}"
+            )
+        if self.builtin_model not in _builtin_model_ids():
+            found.append(
+                f"built-in model must be one of {', '.join(_builtin_model_ids())}, not {self.builtin_model!r}"
             )
         if self.model_path and not Path(self.model_path).expanduser().is_file():
             found.append(f"model file not found: {self.model_path}")
@@ -88,6 +93,12 @@ class Settings:
                 raise SettingsError(f"setting {key!r} should be {expected.__name__}, got {value!r}")
             values[key] = value
         return cls(**values)
+
+
+def _builtin_model_ids() -> list[str]:
+    from app.llm.local.catalog import builtin_model_ids  # no llama.cpp behind it
+
+    return builtin_model_ids()
 
 
 def settings_path() -> Path:
