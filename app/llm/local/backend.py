@@ -144,8 +144,9 @@ class LocalBackend:
         model = load_llama(request, on_progress)
         bos, eos = _token_text(model, model.token_bos()), _token_text(model, model.token_eos())
         chat_format = choose_format(model.metadata, bos_token=bos, eos_token=eos)
+        family = "" if self.options.model_path else self.builtin.family
         policy = StepPolicy(
-            self.options.max_tokens, self.options.strict, self.options.call_policy, self._call_limit()
+            self.options.max_tokens, self.options.strict, self.options.call_policy, self._call_limit(), family
         )
         self._model, self._path = model, path
         self._runner = StepRunner(model, chat_format, policy, bos_text=bos)
