@@ -58,14 +58,16 @@ def multiply(a: A, b: B) -> NumberResult:
 @tool(server)
 def divide(a: A, b: B) -> NumberResult:
     """Divide exactly: a / b (a divided by b, a per b, a shared or split among b). Gives the exact
-    decimal when there is one (1/8 = 0.125), otherwise the fraction and a decimal rounded to 28 significant digits (1/3 ≈ 0.3333...)."""
+    decimal when there is one (1/8 = 0.125), otherwise the fraction and a decimal rounded to 28
+    significant digits (1/3 ≈ 0.3333...)."""
     return compute(lambda: _apply(arith.divide, a, b))
 
 
 @tool(server)
 def power(base: Base, exponent: Exponent) -> NumberResult:
     """Raise base to the power exponent: base ^ exponent (squared, cubed, to the power of). Whole
-    exponents are exact; a fractional exponent (e.g. 0.5 or '1/3') is exact when the root is, otherwise rounded to 28 significant digits."""
+    exponents are exact; a fractional exponent (e.g. 0.5 or '1/3') is exact when the root is,
+    otherwise rounded to 28 significant digits."""
     return compute(
         lambda: arith.power(exact.parse_number(base, "base"), exact.parse_number(exponent, "exponent"))
     )
