@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from app.servers import arith, exact
 from app.servers.common import NUMBER_HINT, NUMBER_SCHEMA, NumberResult, compute, tool
@@ -31,8 +31,12 @@ B = Annotated[Any, NUMBER_SCHEMA, Field(description=f"The second number. {NUMBER
 X = Annotated[Any, NUMBER_SCHEMA, Field(description=f"The number. {NUMBER_HINT}")]
 Base = Annotated[Any, NUMBER_SCHEMA, Field(description=f"The base. {NUMBER_HINT}")]
 Exponent = Annotated[Any, NUMBER_SCHEMA, Field(description=f"The exponent. {NUMBER_HINT}")]
+# The schema names the characters an expression may hold, so a model decoding under a grammar
+# cannot write words into it; the evaluator still checks every call and explains its errors.
+EXPRESSION_PATTERN = "^[0-9.eE+*/%^() ×·÷−–-]*$"
 Expression = Annotated[
     str,
+    WithJsonSchema({"type": "string", "pattern": EXPRESSION_PATTERN}),
     Field(description="An arithmetic expression, e.g. '(2 + 3) * 4 / 7' or '2^10 - 1'."),
 ]
 
@@ -90,8 +94,9 @@ def mod(a: A, b: B) -> NumberResult:
 @tool(server)
 def evaluate(expression: Expression) -> NumberResult:
     """Evaluate a whole arithmetic expression exactly. Supports + - * /, ^ or ** for whole-number
-    powers, % for remainder, unary minus and parentheses. Use this for calculations with several steps,
-    averages and percent of a number (15% of 80 is 80 * 0.15)."""
+    powers, % for remainder (or percent, right after a number: 20% * 150 = 30), unary minus and
+    parentheses. Use this for calculations with several steps, averages and percentages
+    (15% of 80 is 15% * 80)."""
     return compute(lambda: exact.describe(evaluate_expression(expression)))
 
 

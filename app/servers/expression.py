@@ -7,7 +7,10 @@ minus binds looser than a power, so ``-2^2`` is ``-4``)::
     term       := unary (("*" | "/" | "%") unary)*
     unary      := ("+" | "-")* power
     power      := atom (("^" | "**") unary)?
-    atom       := NUMBER | "(" expression ")"
+    atom       := NUMBER "%"? | "(" expression ")"
+
+A ``%`` right after a number and before an operator, a ``)`` or the end is a
+percent (``20% * 150`` is 30); before an operand it is the remainder (``17 % 5``).
 
 Nothing is ever handed to ``eval``: the text is tokenised here and each step is
 computed with the bounded operations in :mod:`app.servers.arith`. Errors say
@@ -130,10 +133,22 @@ class _Parser:
             )
         return _at(token, lambda a, b: int_power(a, int(b)), base, exponent)
 
+    def _percent_sign(self) -> bool:
+        """A "%" straight after a number with no operand after it is a percent ("20% * 150"),
+        as on a pocket calculator; with an operand after it, it is the remainder ("17 % 5")."""
+        if self._peek().text != "%" or self._index + 1 >= len(self._tokens):
+            return False
+        after = self._tokens[self._index + 1]
+        if after.kind == "number" or after.text in ("(", "+", "-"):
+            return False
+        self._take()
+        return True
+
     def _atom(self) -> Fraction:
         token = self._take()
         if token.kind == "number":
-            return decimal_text(token.text, f"the number at character {token.position}")
+            value = decimal_text(token.text, f"the number at character {token.position}")
+            return value / 100 if self._percent_sign() else value
         if token.text == "(":
             with self._nested(token):
                 value = self._expression()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.core import events as ev
-from app.ui import theme
+from app.ui import theme, verdict
 from app.ui.bubbles import Bubble, MarkdownBubble, PlainBubble
 from app.ui.chat_pane import ChatPane
 
@@ -87,7 +87,8 @@ class ChatFeed:
         bubble.set_source(event.text)
         bubble.set_title("Answer")
         if event.verified is True:
-            bubble.set_badge("✓ verified", theme.OK_COLOUR)
+            bubble.set_badge(verdict.badge_text(event.backing), theme.OK_COLOUR)
+            bubble.badge.setToolTip(verdict.badge_tooltip(event.backing))
         elif event.verified is False:
             bubble.set_badge(f"✗ unverified: {', '.join(event.unbacked)}", theme.BAD_COLOUR)
             bubble.mark_unbacked(event.unbacked)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
 
 from app.ui.bubbles import Bubble
 from app.ui.input_box import MessageInput
+from app.ui.welcome import Welcome
 
 _STICK_SLACK_PX = 24  # this close to the bottom counts as "following the conversation"
 
@@ -37,6 +38,8 @@ class ChatPane(QWidget):
         self._content = QWidget()
         self._column = QVBoxLayout(self._content)
         self._column.setSpacing(8)
+        self.welcome = Welcome(self._content)
+        self._column.addWidget(self.welcome)
         self._column.addStretch(1)
         self.scroll_area.setWidget(self._content)
         self.input = MessageInput(self)
@@ -60,6 +63,7 @@ class ChatPane(QWidget):
         column.addLayout(row)
 
     def _connect(self) -> None:
+        self.welcome.chosen.connect(self._ask_example)
         self.send_button.clicked.connect(self._send)
         self.input.send_requested.connect(self._send)
         self.stop_button.clicked.connect(self.stop_requested)
@@ -76,12 +80,17 @@ class ChatPane(QWidget):
         if text := self.input.take_text():
             self.submitted.emit(text)
 
+    def _ask_example(self, text: str) -> None:
+        if not self._busy:
+            self.submitted.emit(text)
+
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
         self.send_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
 
     def add_bubble(self, bubble: Bubble) -> Bubble:
+        self.welcome.hide()  # the conversation has begun
         self._column.insertWidget(self._column.count() - 1, bubble)
         return bubble
 

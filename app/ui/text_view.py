@@ -80,9 +80,16 @@ class TextView(QTextBrowser):
 
 def _numbers_pattern(numbers: Iterable[str]) -> QRegularExpression | None:
     # Do not mark "12" inside "123" or "1.25": digits, separators and a decimal point on
-    # either side mean a different number. Longest first, so "1,234" wins over "1".
+    # either side mean a different number (a unit may follow: "12kg"); nor "one" inside
+    # "timezone": letters on either side of a number word mean another word. Longest
+    # first, so "1,234" wins over "1".
     unique = sorted(set(numbers), key=len, reverse=True)
     if not unique:
         return None
-    alternatives = "|".join(re.escape(n) for n in unique)
-    return QRegularExpression(rf"(?<![\d.,])(?:{alternatives})(?![\d]|[.,]\d)")
+    parts = [
+        rf"(?<![\w.,]){re.escape(n)}(?!\d|[.,]\d)"
+        if n[:1].isdigit() or n[:1] in "-−.$€£"
+        else rf"(?<![\w]){re.escape(n)}(?!\w)"
+        for n in unique
+    ]
+    return QRegularExpression("|".join(parts))

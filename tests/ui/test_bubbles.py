@@ -69,3 +69,10 @@ def test_bubbles_follow_a_switch_to_a_dark_palette(qtbot, qapp, dark_palette):
     background, _ = theme.bubble_colours("tool_result", dark_palette)
     assert background in bubble.styleSheet() and QColor(background).lightness() < 128
     assert bubble.body.palette().color(QPalette.ColorRole.Text).lightness() > 128
+
+
+def test_a_number_word_is_highlighted_as_a_word_never_inside_another(qtbot):
+    bubble = MarkdownBubble("answer", "Answer")
+    qtbot.addWidget(bubble)
+    bubble.set_source("In one timezone, exponents and phones: one, and 12kg.")
+    assert bubble.body.highlight(("one", "12")) == 3  # "one" twice as a word, "12" before its unit

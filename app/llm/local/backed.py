@@ -39,11 +39,21 @@ class BackedForms:
     json: frozenset[str]
     integers: frozenset[str]
 
+    @property
+    def arguments(self) -> frozenset[str]:
+        """Numbers a call's text may hold (an expression): exact values, and 100 beside a
+        percentage, since "15% of 240" is 240 * 15 / 100."""
+        return self.json | ({"100"} if self.percent else set())
+
+    percent: bool = False
+
 
 def backed_forms(texts: Iterable[str]) -> BackedForms:
     written: set[str] = set()
     values: set[Fraction] = set()
+    percent = False
     for source in texts:
+        percent = percent or "%" in source or "percent" in source.lower()
         for mention in find_numbers(_ROUNDING_NOTE.sub(" ", source)):
             if _PLAIN_NUMBER.fullmatch(mention.text) and len(mention.text) <= MAX_DIGITS:
                 written.add(mention.text)
@@ -54,7 +64,7 @@ def backed_forms(texts: Iterable[str]) -> BackedForms:
     text = exact | rounded | written
     text |= {_grouped(f) for f in text}
     integers = {f for f in exact if "." not in f}
-    return BackedForms(frozenset(text), frozenset(exact), frozenset(integers))
+    return BackedForms(frozenset(text), frozenset(exact), frozenset(integers), percent)
 
 
 def exact_forms(value: Fraction) -> set[str]:
@@ -113,12 +123,13 @@ def argument_rules(forms: BackedForms) -> list[str]:
     """The converter's ``number``, ``integer`` and ``string`` primitives over backed numbers."""
     return [
         f"calculon-jnum ::= {_alternatives(forms.json)}",
+        f"calculon-anum ::= {_alternatives(forms.arguments)}",
         f"calculon-jint ::= {_alternatives(forms.integers)}",
         "number ::= calculon-jnum space",
         "integer ::= calculon-jint space",
         'string ::= "\\"" calculon-sbody "\\"" space',
         # A digit may follow a letter (m3, H2O): the checker reads those as part of a word.
-        "calculon-sbody ::= (calculon-schar | [A-Za-z] [0-9]+ | calculon-num calculon-safter)* calculon-num?",
+        "calculon-sbody ::= (calculon-schar | [A-Za-z] [0-9]+ | calculon-anum calculon-safter)* calculon-anum?",
         'calculon-schar ::= [^"\\\\0-9\\x00-\\x1f] | "\\\\" ["\\\\/bfnrt]',
         'calculon-safter ::= [^"\\\\0-9.,\\x00-\\x1f] | [.,] [^"\\\\0-9\\x00-\\x1f]',
     ]
@@ -131,6 +142,47 @@ def _alternatives(forms: Iterable[str]) -> str:
 
 
 def strict_rules(tool_rules: Iterable[str], forms: BackedForms) -> list[str]:
-    """The tools' rules with their number and string primitives replaced by backed ones."""
-    kept = [line for line in tool_rules if line.split(" ::=", 1)[0] not in PRIMITIVES]
+    """The tools' rules with their number and string primitives replaced by backed ones, and
+    strings limited to one character class (the calculator's expression) limited the same way."""
+    kept: list[str] = []
+    for line in tool_rules:
+        if line.split(" ::=", 1)[0] in PRIMITIVES:
+            continue
+        kept.extend(_class_string(line) or [line])
     return [*kept, *argument_rules(forms)]
+
+
+_ARITHMETIC = set(".eE+*/%^() ×·÷−–-")  # a class of only these (and digits) holds arithmetic
+
+
+def _expression_rules(name: str) -> list[str]:
+    """A string of digits, operators and parentheses is read as arithmetic: decoded as a
+    well-formed expression (operands and operators alternating, brackets balanced), with at
+    least one operator: a lone number is no calculation."""
+    return [
+        f'{name} ::= "\\"" {name}-term ({name}-op {name}-term)+ "\\"" space',
+        f"{name}-expr ::= {name}-term ({name}-op {name}-term)*",
+        f'{name}-term ::= "-"? (calculon-anum "%"? | "(" {name}-expr ")")',
+        f'{name}-op ::= " "? [-+*/^%] " "?',
+    ]
+
+
+# What the converter writes for {"type": "string", "pattern": "^[...]*$"}.
+_CLASS_STRING = re.compile(r'^(?P<name>[\w-]+) ::= "\\"" \[(?P<chars>[^\]]*)\][*+] "\\"" space$')
+
+
+def _class_string(line: str) -> list[str] | None:
+    """``"12 * 7"`` under a class that admits digits: digits only as backed numbers, and no digit,
+    decimal point or exponent straight after one (that would make another number)."""
+    match = _CLASS_STRING.match(line)
+    if match is None or "0-9" not in match["chars"]:
+        return None
+    name, others = match["name"], match["chars"].replace("0-9", "")
+    if "(" in others and set(others.replace("\\-", "-")) <= _ARITHMETIC:
+        return _expression_rules(name)
+    after = others.replace(".", "").replace("eE", "").replace("e", "").replace("E", "")
+    return [
+        f'{name} ::= "\\"" ({name}-char | calculon-anum {name}-after)* calculon-anum? "\\"" space',
+        f"{name}-char ::= [{others}]",
+        f"{name}-after ::= [{after}]",
+    ]

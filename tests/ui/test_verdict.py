@@ -1,0 +1,23 @@
+"""The verdict badge names where each number came from and what "verified" promises."""
+
+from __future__ import annotations
+
+from app.ui.verdict import badge_text, badge_tooltip
+
+
+def test_the_badge_names_the_call_behind_each_tool_backed_number():
+    backing = (("12", "your message"), ("7", "your message"), ("84", "multiply(12, 7)"))
+    assert badge_text(backing) == "✓ verified · 84 ← multiply(12, 7)"
+    tooltip = badge_tooltip(backing)
+    assert "84 ← multiply(12, 7)" in tooltip and "12 — from your message" in tooltip
+    assert "not that the right operation was chosen" in tooltip
+
+
+def test_a_long_list_of_sources_is_shortened_on_the_badge_but_whole_in_the_tooltip():
+    backing = tuple((str(n), f"add({n}, 1)") for n in range(5))
+    assert badge_text(backing).endswith("· +3 more")
+    assert all(f"{n} ← add({n}, 1)" in badge_tooltip(backing) for n in range(5))
+
+
+def test_an_answer_with_only_the_user_s_numbers_says_verified_alone():
+    assert badge_text((("5", "your message"),)) == "✓ verified"
