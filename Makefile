@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# Qt's X11 window needs system libraries a bare Debian/Ubuntu lacks: the script installs them
+# (as root or with passwordless sudo) or prints the one command that does, and stops make.
 run: QT_QPA_PLATFORM =
 run: setup
+	$(PY) scripts/qt_system_libs.py
 	$(VENV)/bin/calculon
 
 lint: setup
