@@ -1,11 +1,12 @@
-"""Install the system libraries Qt's X11 window needs; `make run` runs this before the app.
+"""Install the system libraries the window needs; `make run` runs this before the app.
 
     python scripts/qt_system_libs.py [--no-install] [BINARY ...]
 
-Checks PySide6's xcb plugin, its GL integrations and the Qt modules the app uses (or the
-BINARY files given) with ldd. Nothing missing: silent, exit 0. Otherwise, as root or with
-passwordless sudo, installs their Debian/Ubuntu packages with apt-get; when it may not (or
-with --no-install) it prints one line, the command to run, and exits 1 so make stops there.
+Checks PySide6's xcb plugin, its GL integrations, the Qt modules the app uses and llama.cpp's
+libraries (or the BINARY files given) with ldd. Nothing missing: silent, exit 0. Otherwise,
+as root or with passwordless sudo, installs their Debian/Ubuntu packages with apt-get; when
+it may not (or with --no-install) it prints one line, the command to run, and exits 1 so
+make stops there.
 The library -> package table is app/ui/system_libs.py, shared with the window's own check.
 """
 
@@ -20,12 +21,13 @@ from pathlib import Path
 
 from app.ui import system_libs
 
+APT_LISTS = Path("/var/lib/apt/lists")
+
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    pyside = system_libs.pyside_dir()
-    binaries = args.binaries or (system_libs.window_binaries(pyside) if pyside else [])
-    if not binaries or shutil.which("ldd") is None:  # no PySide6 yet, or not glibc: nothing to check
+    binaries = args.binaries or system_libs.app_binaries()
+    if not binaries or shutil.which("ldd") is None:  # nothing installed yet, or not glibc
         return 0
     missing = system_libs.unloadable(binaries)
     if not missing:
@@ -35,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     if packages and sudo is not None and _install(sudo, packages):
         missing = system_libs.unloadable(binaries)
     if missing:
-        print(system_libs.describe(missing), file=sys.stderr)
+        print(system_libs.describe(missing, needs="Calculon's window and local model need"), file=sys.stderr)
     return 1 if missing else 0
 
 
@@ -59,11 +61,12 @@ def _apt_prefix() -> list[str] | None:
 
 def _install(sudo: list[str], packages: list[str]) -> bool:
     install = [*sudo, "apt-get", "install", "-y", *packages]
-    print(f"Installing the system libraries Qt needs: {' '.join(install)}", file=sys.stderr)
-    if _succeeds(install):
-        return True
-    # A fresh system (a container, a debootstrap) may have no package lists yet.
-    return _succeeds([*sudo, "apt-get", "update"]) and _succeeds(install)
+    update = [*sudo, "apt-get", "update"]
+    print(f"Installing the system libraries the app needs: {' '.join(install)}", file=sys.stderr)
+    # A fresh system (a container image) has no package lists yet; old ones may name gone versions.
+    if not any(APT_LISTS.glob("*_Packages*")) and not _succeeds(update):
+        return False
+    return _succeeds(install) or (_succeeds(update) and _succeeds(install))
 
 
 def _succeeds(command: list[str], quiet: bool = False) -> bool:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Every system library that ldd lists for PySide6's xcb plugin, its GL integrations and
-# QtCore/QtGui/QtWidgets (tests/ui/test_system_libs.py checks them against dpkg), by soname.
+# QtCore/QtGui/QtWidgets, and for llama.cpp's libraries (tests/ui/test_system_libs.py checks
+# them against dpkg), by soname.
 # Debian 13 and Ubuntu 24.04 renamed a few (libglib2.0-0t64, libpng16-16t64); the new package
 # provides the old name and apt-get installs it when asked for the old one.
 PACKAGES: dict[str, str] = {
@@ -43,6 +44,7 @@ PACKAGES: dict[str, str] = {
     "libfreetype.so.6": "libfreetype6",
     "libgcc_s.so.1": "libgcc-s1",
     "libgcrypt.so.20": "libgcrypt20",
+    "libgomp.so.1": "libgomp1",  # llama.cpp's OpenMP runtime: a bare Debian lacks it too
     "libglib-2.0.so.0": "libglib2.0-0",
     "libgpg-error.so.0": "libgpg-error0",
     "libgthread-2.0.so.0": "libglib2.0-0",
@@ -153,6 +155,15 @@ def window_binaries(pyside: Path) -> list[Path]:
     return [path for path in (xcb_plugin(pyside), *integrations, *modules) if path.is_file()]
 
 
+def app_binaries() -> list[Path]:
+    """Everything the app loads that needs system libraries: the window's and llama.cpp's."""
+    pyside = pyside_dir()
+    llama = importlib.util.find_spec("llama_cpp")
+    folders = [Path(folder) / "lib" for folder in llama.submodule_search_locations or []] if llama else []
+    window = window_binaries(pyside) if pyside else []
+    return window + [library for folder in folders for library in sorted(folder.glob("*.so"))]
+
+
 def uses_xcb(environ: Mapping[str, str]) -> bool:
     """Whether Qt will pick its X11 platform: on Linux, with a display, unless told otherwise."""
     platform = environ.get("QT_QPA_PLATFORM", "").split(";")[0].partition(":")[0]
@@ -184,10 +195,13 @@ def install_command(packages: Iterable[str]) -> str:
     return "sudo apt-get install -y " + " ".join(packages)
 
 
-def describe(missing: list[Library]) -> str:
+def describe(missing: list[Library], needs: str = "Qt's X11 platform plugin needs") -> str:
     """The missing libraries and what to do about them, as one line."""
-    names = ", ".join(f"{library.name} ({library.problem})" for library in missing)
-    sentence = f"Qt's X11 platform plugin needs system libraries that cannot be loaded: {names}."
+    problems: dict[str, list[str]] = {}
+    for library in missing:
+        problems.setdefault(library.problem, []).append(library.name)
+    names = "; ".join(f"{', '.join(group)} ({problem})" for problem, group in problems.items())
+    sentence = f"{needs} system libraries that cannot be loaded: {names}."
     packages = packages_for(missing)
     unknown = [library.name for library in missing if library.package is None]
     if unknown:

@@ -26,7 +26,7 @@ def test_when_it_may_not_install_it_prints_the_one_command_and_fails(tmp_path):
     assert run.returncode == 1
     assert run.stdout == ""
     assert run.stderr.splitlines() == [
-        "Qt's X11 platform plugin needs system libraries that cannot be loaded: "
+        "Calculon's window and local model need system libraries that cannot be loaded: "
         "libxcb-cursor.so.0 (file too short). Install them with: sudo apt-get install -y libxcb-cursor0"
     ]
 
