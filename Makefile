@@ -19,8 +19,11 @@ $(STAMP): pyproject.toml Makefile
 
 setup: $(STAMP)
 
+# Qt's X11 window needs system libraries a bare Debian/Ubuntu lacks: the script installs them
+# (as root or with passwordless sudo) or prints the one command that does, and stops make.
 run: QT_QPA_PLATFORM =
 run: setup
+	$(PY) scripts/qt_system_libs.py
 	$(VENV)/bin/calculon
 
 lint: setup
@@ -34,8 +37,10 @@ test: lint
 bench: setup
 	$(PY) -m bench
 
-# One-folder build in dist/calculon/ (start it with dist/calculon/calculon).
+# One-folder build in dist/calculon/ (start it with dist/calculon/calculon). PyInstaller bundles
+# the X11 libraries it finds here, so the script first makes sure none is missing.
 package: setup
+	$(PY) scripts/qt_system_libs.py
 	$(VENV)/bin/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller pyinstaller.spec
 	cp packaging/calculon.desktop app/resources/icons/calculon-256.png dist/calculon/
 

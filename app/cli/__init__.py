@@ -76,6 +76,13 @@ def run(argv: list[str]) -> int:
 
 
 def _gui(argv: list[str]) -> int:
+    from app.ui.system_libs import window_problem
+
+    # Before PySide6 is imported: a missing system library makes Qt abort without naming it.
+    problem = window_problem()
+    if problem is not None:
+        print(f"calculon: the window cannot open. {problem}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
     try:
         from app.ui.main import main as ui_main
     except ImportError as exc:
