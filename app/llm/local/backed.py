@@ -129,7 +129,8 @@ def argument_rules(forms: BackedForms) -> list[str]:
         "integer ::= calculon-jint space",
         'string ::= "\\"" calculon-sbody "\\"" space',
         # A digit may follow a letter (m3, H2O): the checker reads those as part of a word.
-        "calculon-sbody ::= (calculon-schar | [A-Za-z] [0-9]+ | calculon-anum calculon-safter)* calculon-anum?",
+        "calculon-sbody ::= (calculon-schar | [A-Za-z] [0-9]+ | calculon-anum calculon-safter)*"
+        " calculon-anum?",
         'calculon-schar ::= [^"\\\\0-9\\x00-\\x1f] | "\\\\" ["\\\\/bfnrt]',
         'calculon-safter ::= [^"\\\\0-9.,\\x00-\\x1f] | [.,] [^"\\\\0-9\\x00-\\x1f]',
     ]
