@@ -185,7 +185,8 @@ class Run:
 
 def scripted_steps() -> list[list[Any]]:
     """For the harness test: every third answer first makes a number up, every fifth never stops."""
-    from app.llm.base import ToolCall, ToolCallChunk
+    from app.core.backend import ToolCallChunk
+    from app.core.messages import ToolCall
 
     steps: list[list[Any]] = []
     for index, (_, tool, arguments, expected) in enumerate(QUESTIONS):

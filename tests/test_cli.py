@@ -11,8 +11,9 @@ import pytest
 
 from app import cli
 from app.cli import commands
+from app.core.backend import BackendError, ToolCallChunk
+from app.core.messages import ToolCall
 from app.llm import registry
-from app.llm.base import BackendError, ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import ServerEntry
 from tests.mcp.helpers import script_entry

@@ -10,9 +10,10 @@ import pytest
 
 from app.core import events as ev
 from app.core import prompts
+from app.core.backend import BackendError, ToolCallChunk
+from app.core.messages import ToolCall
 from app.engine import Engine
 from app.llm import registry
-from app.llm.base import BackendError, ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import ConfigError
 from app.settings import Settings

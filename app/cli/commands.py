@@ -128,9 +128,9 @@ def _server_named_in(args: argparse.Namespace) -> str:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from app.__main__ import _serve
+    from app.servers import serve_command
 
-    return _serve(args.name)
+    return serve_command(args.name)
 
 
 # --- ask ----------------------------------------------------------------
@@ -159,8 +159,8 @@ def ask(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    from app.core.backend import BackendError
     from app.engine import Engine
-    from app.llm.base import BackendError
 
     engine = Engine.from_settings(settings, servers_path=args.config, sink=output.EventPrinter(sys.stderr))
     try:

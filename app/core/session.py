@@ -19,21 +19,18 @@ import uuid
 from typing import Any
 
 from app.core import events as ev
-from app.core.toolrun import CallRecord, ToolRunner
-from app.core.tools import AnswerVerifier, ApprovalPolicy, ToolInfo, ToolProvider, ToolSelector
-from app.core.trace import TraceStore
-from app.llm.base import (
+from app.core.backend import (
     Backend,
     BackendError,
-    Message,
     ModelRequest,
     StepDone,
     TextChunk,
     ThoughtChunk,
-    ToolCall,
     ToolCallChunk,
-    ToolSpec,
 )
+from app.core.messages import Message, ToolCall, ToolSpec
+from app.core.toolrun import CallRecord, ToolRunner
+from app.core.tools import AnswerVerifier, ApprovalPolicy, ToolInfo, ToolProvider, ToolSelector
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +97,8 @@ class ChatSession:
         self.selector = selector
         self.runner = ToolRunner(tools, approve)
         self.history: list[Message] = []
-        self.trace = TraceStore()
         self._sources: list[str] = []  # user words and tool results: what may back a number
-        self._sinks: list[ev.EventSink] = [self.trace.apply]
+        self._sinks: list[ev.EventSink] = []
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
 

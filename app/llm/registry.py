@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from app.llm.base import Backend, BackendError
+from app.core.backend import Backend, BackendError
 
 BackendFactory = Callable[..., Backend]
 
@@ -18,11 +18,6 @@ _FACTORIES: dict[str, str | BackendFactory] = {
     "local": "app.llm.local:create_backend",
     "gemini": "app.llm.gemini:create_backend",
 }
-
-
-def register_backend(name: str, factory: str | BackendFactory) -> None:
-    """Add a backend: a callable or a ``module:attribute`` path to one."""
-    _FACTORIES[name] = factory
 
 
 def backend_names() -> list[str]:

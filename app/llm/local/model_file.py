@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 from app import paths
-from app.llm.base import BackendError
+from app.core.backend import BackendError
 
 logger = logging.getLogger(__name__)
 

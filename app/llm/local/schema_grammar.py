@@ -22,7 +22,7 @@ from typing import Any
 
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-from app.llm.base import ToolSpec
+from app.core.messages import ToolSpec
 from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
 
 logger = logging.getLogger(__name__)
