@@ -176,6 +176,14 @@ def test_ask_flags_override_the_saved_settings(tmp_path):
     assert (settings.backend, settings.gemini_model, settings.strict) == ("gemini", "gemini-x", True)
 
 
+def test_backend_choices_on_the_command_line_come_from_the_registry(monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["ask", "hi", "--backend", "plugin"])
+    assert "--backend {local,gemini}" in capsys.readouterr().err
+    monkeypatch.setitem(registry._FACTORIES, "plugin", "somewhere:create_backend")
+    assert cli.build_parser().parse_args(["ask", "hi", "--backend", "plugin"]).backend == "plugin"
+
+
 def test_missing_model_file_is_a_usage_error(capsys):
     assert cli.run(["ask", "hi", "--model", "/no/such/model.gguf"]) == 2
     assert "model file not found: /no/such/model.gguf" in capsys.readouterr().err

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import json
 import os
 import sys
@@ -149,8 +148,8 @@ def ask_settings(args: argparse.Namespace) -> Settings:
     if args.model:
         backend = changes.get("backend", settings.backend)
         changes["gemini_model" if backend == "gemini" else "model_path"] = args.model
-    settings = dataclasses.replace(settings, **changes)
-    settings.validate()
+    settings = Settings.from_dict({**settings.to_dict(), **changes})
+    settings.check_usable()
     return settings
 
 

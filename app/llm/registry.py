@@ -21,7 +21,7 @@ _FACTORIES: dict[str, str | BackendFactory] = {
 
 
 def backend_names() -> list[str]:
-    return sorted(_FACTORIES)
+    return list(_FACTORIES)  # registration order: the built-in default first
 
 
 def create_backend(name: str, **options: Any) -> Backend:
