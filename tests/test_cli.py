@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from app import cli
-from app.cli import commands
+from app.cli import commands, output
+from app.core import events as ev
 from app.core.backend import BackendError, ToolCallChunk
 from app.core.messages import ToolCall
 from app.llm import registry
@@ -182,6 +183,11 @@ def test_backend_choices_on_the_command_line_come_from_the_registry(monkeypatch,
     assert "--backend {local,gemini}" in capsys.readouterr().err
     monkeypatch.setitem(registry._FACTORIES, "plugin", "somewhere:create_backend")
     assert cli.build_parser().parse_args(["ask", "hi", "--backend", "plugin"]).backend == "plugin"
+
+
+def test_a_server_log_prints_as_one_line_naming_server_and_level():
+    logged = ev.ServerLog(server="logs", level="warning", message="disk\nnearly full")
+    assert output.describe(logged) == "server logs log (warning): disk nearly full"
 
 
 def test_missing_model_file_is_a_usage_error(capsys):

@@ -178,3 +178,14 @@ class ServerStateChanged(Event):
     pid: int | None = None
     tool_count: int = 0
     last_error: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServerLog(Event):
+    """A log message an MCP server sent (``notifications/message``)."""
+
+    kind: ClassVar[str] = "server_log"
+    server: str
+    level: str  # debug, info, notice, warning, error, critical, alert, emergency
+    logger: str = ""
+    message: str
