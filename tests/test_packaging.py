@@ -45,7 +45,11 @@ def test_frozen_self_test_starts_every_bundled_server_from_the_executable(frozen
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "(frozen," in run.stdout
-    for check in ("calculator.divide: 0.125", "converter.celsius_to_fahrenheit: 212", "default model: gemma"):
+    for check in (
+        "calculator.divide: 0.125",
+        "converter.celsius_to_fahrenheit: 212",
+        "default model: SmolLM2-135M-Instruct",
+    ):
         assert check in run.stdout
 
 

@@ -10,10 +10,11 @@ import sys
 import pytest
 
 from app.llm import registry
+from app.llm.local.catalog import DEFAULT_MODEL_ID, builtin_model_ids
 from app.mcp.retrieval.encoders import ENCODER_KINDS
 from app.settings import Settings, SettingsError, load_settings, save_settings, settings_path
 
-# settings.json exactly as the dataclass version of Settings wrote it.
+# settings.json exactly as the dataclass version of Settings wrote it (before builtin_model).
 OLD_FILE = {
     "backend": "gemini",
     "model_path": "",
@@ -37,11 +38,14 @@ def write_settings(data: object) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
+SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, "builtin_model": DEFAULT_MODEL_ID}
+
+
 def test_a_file_written_by_the_previous_version_loads_unchanged():
     write_settings(OLD_FILE)
     settings, problems = load_settings()
     assert problems == []
-    assert settings.to_dict() == {**OLD_FILE, "tool_timeout_s": 30.0}
+    assert settings.to_dict() == SAVED_NOW
 
 
 def test_unknown_keys_are_ignored_and_saving_writes_the_same_format():
@@ -49,7 +53,7 @@ def test_unknown_keys_are_ignored_and_saving_writes_the_same_format():
     settings, problems = load_settings()
     assert problems == []
     save_settings(settings)
-    assert json.loads(settings_path().read_text()) == {**OLD_FILE, "tool_timeout_s": 30.0}
+    assert json.loads(settings_path().read_text()) == SAVED_NOW
 
 
 def test_a_wrong_type_names_the_key_and_keeps_the_other_values():
@@ -99,6 +103,13 @@ def test_backend_choices_come_from_the_backend_registry(monkeypatch):
     assert Settings.model_json_schema()["properties"]["backend"]["enum"] == ["local", "gemini", "plugin"]
 
 
+def test_builtin_model_choices_come_from_the_model_catalogue():
+    assert Settings.model_json_schema()["properties"]["builtin_model"]["enum"] == builtin_model_ids()
+    assert Settings(builtin_model=builtin_model_ids()[-1]).builtin_model == builtin_model_ids()[-1]
+    with pytest.raises(SettingsError, match="'builtin_model'"):
+        Settings(builtin_model="gpt-5")
+
+
 def test_tool_encoder_choices_come_from_the_encoder_registry():
     assert Settings.model_json_schema()["properties"]["tool_encoder"]["enum"] == list(ENCODER_KINDS)
     with pytest.raises(SettingsError, match="'tool_encoder'"):
@@ -115,7 +126,7 @@ def test_a_missing_model_file_is_a_problem_that_blocks_saving(tmp_path):
 
 def loaded_after(code: str) -> list[str]:
     """Which heavy modules a fresh interpreter has loaded after running ``code``."""
-    heavy = ("llama_cpp", "google.genai", "app.llm.local", "app.mcp.retrieval")
+    heavy = ("llama_cpp", "google.genai", "app.llm.local.backend", "app.mcp.retrieval")
     probe = f"import json, sys; {code}; print(json.dumps([m for m in {heavy!r} if m in sys.modules]))"
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert found.returncode == 0, found.stderr

@@ -17,9 +17,14 @@ from app.core.messages import Message, ToolCall, ToolSpec
 
 @dataclasses.dataclass(frozen=True)
 class ModelRequest:
+    """One step's input. ``backed`` is set in Calculon mode: the texts (the user's words and
+    this conversation's tool results) whose numbers are the only ones the model may write; a
+    backend that can constrain decoding (the local one) enforces it, the others ignore it."""
+
     system: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...]
+    backed: tuple[str, ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -121,16 +121,19 @@ class CheckFinished(Event):
     verified: bool
     unbacked: tuple[str, ...] = ()
     will_reask: bool = False
+    backing: tuple[tuple[str, str], ...] = ()  # (number as written, its source: "multiply(12, 7)")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class AnswerReady(Event):
-    """The final answer; ``verified`` is None when Calculon mode is off."""
+    """The final answer; ``verified`` is None when Calculon mode is off. ``backing`` names
+    the source of each backed number: a tool call such as ``multiply(12, 7)``, or ``your message``."""
 
     kind: ClassVar[str] = "answer_ready"
     text: str
     verified: bool | None = None
     unbacked: tuple[str, ...] = ()
+    backing: tuple[tuple[str, str], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -46,7 +46,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from app.core.numbers import Mention, Reading, find_numbers
-from app.core.tools import CheckResult
+from app.core.tools import CheckResult, Source
 
 # The calculator's note on a rounded result is about the result, not a result.
 _ROUNDING_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
@@ -55,37 +55,53 @@ _STEP_WORD = re.compile(r"\bstep[ \t]+\Z", re.IGNORECASE)
 
 
 class SourcePool:
-    """Every exact value found in the sources, ready for exact and range lookups."""
+    """Every exact value found in the sources, ready for exact and range lookups,
+    each remembered with the first source that holds it."""
 
-    def __init__(self, texts: Iterable[str]) -> None:
-        values: set[Fraction] = set()
-        for text in texts:
+    def __init__(self, sources: Iterable[str | Source]) -> None:
+        labels: dict[Fraction, str] = {}
+        for source in sources:
+            text, label = (source, "") if isinstance(source, str) else (source.text, source.label)
             for mention in find_numbers(_ROUNDING_NOTE.sub(" ", text)):
-                values.update(mention.values())
-        self.values = frozenset(values)
-        self._sorted = sorted(values)
+                for value in mention.values():
+                    labels.setdefault(value, label)
+        self._labels = labels
+        self.values = frozenset(labels)
+        self._sorted = sorted(labels)
 
     def backs(self, mention: Mention) -> bool:
-        if any(self.backs_reading(r) for r in mention.readings):
-            return True
-        return bool(mention.parts) and all(p in self.values for p in mention.parts)
+        return self.backer(mention) is not None
+
+    def backer(self, mention: Mention) -> str | None:
+        """The label of a source that backs ``mention`` ("" for an unlabelled one), or None."""
+        for reading in mention.readings:
+            value = self._backing_value(reading)
+            if value is not None:
+                return self._labels[value]
+        if mention.parts and all(p in self.values for p in mention.parts):
+            return " and ".join(dict.fromkeys(self._labels[p] for p in mention.parts if self._labels[p]))
+        return None
 
     def backs_reading(self, reading: Reading) -> bool:
+        return self._backing_value(reading) is not None
+
+    def _backing_value(self, reading: Reading) -> Fraction | None:
         value, step = reading.value, reading.step
         if value in self.values:
-            return True
+            return value
         if step is None or value == 0:
-            return False
-        if self._any_between(value - step / 2, value + step / 2):
-            return True
-        if not reading.truncated:
-            return False
+            return None
+        near = self._first_between(value - step / 2, value + step / 2)
+        if near is not None or not reading.truncated:
+            return near
         low, high = (value, value + step) if value > 0 else (value - step, value)
-        return self._any_between(low, high)
+        return self._first_between(low, high)
 
-    def _any_between(self, low: Fraction, high: Fraction) -> bool:
+    def _first_between(self, low: Fraction, high: Fraction) -> Fraction | None:
         index = bisect.bisect_left(self._sorted, low)
-        return index < len(self._sorted) and self._sorted[index] <= high
+        if index < len(self._sorted) and self._sorted[index] <= high:
+            return self._sorted[index]
+        return None
 
 
 def answer_mentions(answer: str) -> list[Mention]:
@@ -116,16 +132,24 @@ def _exempt(mention: Mention, rule: str) -> Mention:
     return dataclasses.replace(mention, exempt=rule)
 
 
-def unbacked_numbers(answer: str, sources: Sequence[str]) -> tuple[str, ...]:
+def unbacked_numbers(answer: str, sources: Sequence[str | Source]) -> tuple[str, ...]:
     """The answer's unbacked numbers as written, in order, each once."""
-    pool = SourcePool(sources)
-    texts = (m.text for m in answer_mentions(answer) if not m.exempt and not pool.backs(m))
-    return tuple(dict.fromkeys(texts))
+    return CalculonVerifier().check(answer, sources).unbacked
 
 
 class CalculonVerifier:
     """The :class:`~app.core.tools.AnswerVerifier` of Calculon mode."""
 
-    def check(self, answer: str, sources: Sequence[str]) -> CheckResult:
-        unbacked = unbacked_numbers(answer, sources)
-        return CheckResult(verified=not unbacked, unbacked=unbacked)
+    def check(self, answer: str, sources: Sequence[str | Source]) -> CheckResult:
+        pool = SourcePool(sources)
+        unbacked: dict[str, None] = {}
+        backing: dict[str, str] = {}
+        for mention in answer_mentions(answer):
+            if mention.exempt:
+                continue
+            label = pool.backer(mention)
+            if label is None:
+                unbacked[mention.text] = None
+            else:
+                backing.setdefault(mention.text, label)
+        return CheckResult(not unbacked, tuple(unbacked), tuple(backing.items()))

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from app.core import events as ev
@@ -28,9 +30,19 @@ from app.core.backend import (
     ThoughtChunk,
     ToolCallChunk,
 )
+from app.core.echo import EchoDetector
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.toolrun import CallRecord, ToolRunner
-from app.core.tools import AnswerVerifier, ApprovalPolicy, ToolInfo, ToolProvider, ToolSelector
+from app.core.tools import (
+    USER_SOURCE,
+    AnswerVerifier,
+    ApprovalPolicy,
+    CheckResult,
+    Source,
+    ToolInfo,
+    ToolProvider,
+    ToolSelector,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +51,11 @@ REASK_TEMPLATE = (
     "Compute each of them with the calculator tools, then answer again using only numbers "
     "from tool results or from the question."
 )
+ECHO_REASK = "That repeated your instructions. Answer my question in one short sentence."
+ECHO_FAILURE = (
+    "The model repeated its instructions instead of answering, twice, so no answer is shown. "
+    "Try rephrasing the question, or choose another model in Settings."
+)
 
 
 @dataclasses.dataclass
@@ -46,6 +63,7 @@ class TurnOutcome:
     answer: str = ""
     verified: bool | None = None
     unbacked: tuple[str, ...] = ()
+    backing: tuple[tuple[str, str], ...] = ()  # (number as written, its source)
     tool_calls: list[CallRecord] = dataclasses.field(default_factory=list)
     events: list[ev.Event] = dataclasses.field(default_factory=list)
     cancelled: bool = False
@@ -59,6 +77,7 @@ class TurnOutcome:
         }
         if self.verified is not None:
             body.update(verified=self.verified, unbacked_numbers=list(self.unbacked))
+            body["numbers"] = [{"text": text, "source": source} for text, source in self.backing]
         if self.error:
             body["error"] = self.error
         if self.cancelled:
@@ -97,7 +116,7 @@ class ChatSession:
         self.selector = selector
         self.runner = ToolRunner(tools, approve)
         self.history: list[Message] = []
-        self._sources: list[str] = []  # user words and tool results: what may back a number
+        self._sources: list[Source] = []  # user words and tool results: what may back a number
         self._sinks: list[ev.EventSink] = []
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
@@ -151,7 +170,10 @@ class _Turn:
         self.s = session
         self.id = turn_id
         self.messages: list[Message] = []
-        self.sources: list[str] = []
+        self.sources: list[Source] = []
+        self.user_text = ""
+        self.specs: tuple[ToolSpec, ...] = ()  # the tools offered at the latest step
+        self.echoes = 0
         self.outcome = TurnOutcome()
         self.started = time.perf_counter()
 
@@ -163,7 +185,8 @@ class _Turn:
     async def run(self, text: str) -> TurnOutcome:
         self.emit(ev.TurnStarted, text=text)
         self.messages.append(Message("user", text))
-        self.sources.append(text)
+        self.sources.append(Source(text, USER_SOURCE))
+        self.user_text = text
         failed = False
         try:
             await self._loop()
@@ -201,6 +224,8 @@ class _Turn:
                 for call in step.calls:
                     await self._call(call)
                 continue
+            if self._is_echo(step.text, step_no):
+                continue
             if self._needs_reask(step.text, reasks):
                 reasks += 1
                 continue
@@ -210,7 +235,9 @@ class _Turn:
         )
 
     async def _step(self, step_no: int) -> _Step:
-        context = self._context()
+        # Retrieval ranks the user's own words: never the app's re-ask text, whose words
+        # ("calculator", "numbers") would rank tools that do not fit the question.
+        context = self.user_text
         if self.s.selector is None:
             offered, selected = self.s.offer(context)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
@@ -219,7 +246,9 @@ class _Turn:
             ev.StepStarted, step=step_no, offered=tuple((t.name, s) for t, s in offered), selected=selected
         )
         specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t, _ in offered)
-        request = ModelRequest(self.s.system_prompt, (*self.s.history, *self.messages), specs)
+        self.specs = specs
+        backed = tuple(s.text for s in self._all_sources()) if self.s.verifier is not None else None
+        request = ModelRequest(self.s.system_prompt, (*self.s.history, *self.messages), specs, backed)
         started = time.perf_counter()
         step = await self._stream_with_retry(request)
         for notice in step.done.notices:
@@ -275,33 +304,62 @@ class _Turn:
             Message("tool", result.text, tool_call_id=call.id, tool_name=call.name, is_error=result.is_error)
         )
         if not result.is_error:
-            self.sources.append(result.text)
+            self.sources.append(Source(result.text, call_label(tool, call.arguments), server))
+
+    def _all_sources(self) -> list[Source]:
+        return [*self.s._sources, *self.sources]
+
+    def _is_echo(self, answer: str, step_no: int) -> bool:
+        """True when the reply only recites the prompt: asked once more, then the turn fails."""
+        prompt_texts = [self.s.system_prompt, *(f"{t.name} {t.description}" for t in self.specs)]
+        if not EchoDetector(prompt_texts).is_echo(answer):
+            return False
+        self.emit(
+            ev.Notice, message=f"Step {step_no}: the model repeated its instructions instead of answering."
+        )
+        if self.echoes >= 1:
+            raise BackendError(ECHO_FAILURE, category="echo")
+        self.echoes += 1
+        self.messages.append(Message("user", ECHO_REASK))
+        return True
 
     def _needs_reask(self, answer: str, reasks: int) -> bool:
         """Check the candidate answer; True when the model should try again."""
-        verified: bool | None = None
-        unbacked: tuple[str, ...] = ()
-        if self.s.verifier is not None:
-            check = self.s.verifier.check(answer, (*self.s._sources, *self.sources))
-            verified, unbacked = check.verified, check.unbacked
+        check = (
+            CheckResult(True)
+            if self.s.verifier is None
+            else self.s.verifier.check(answer, self._all_sources())
+        )
+        verified = None if self.s.verifier is None else check.verified
+        if verified is not None:
             will_reask = not verified and reasks < self.s.max_reasks
             self.emit(
                 ev.CheckFinished,
                 attempt=reasks + 1,
                 verified=verified,
-                unbacked=unbacked,
+                unbacked=check.unbacked,
                 will_reask=will_reask,
+                backing=check.backing,
             )
             if will_reask:
-                self.messages.append(Message("user", REASK_TEMPLATE.format(numbers=", ".join(unbacked))))
+                numbers = ", ".join(check.unbacked)
+                self.messages.append(Message("user", REASK_TEMPLATE.format(numbers=numbers)))
                 return True
-        self.outcome.answer, self.outcome.verified, self.outcome.unbacked = answer, verified, unbacked
-        self.emit(ev.AnswerReady, text=answer, verified=verified, unbacked=unbacked)
+        outcome = self.outcome
+        outcome.answer, outcome.verified, outcome.unbacked = answer, verified, check.unbacked
+        outcome.backing = check.backing if verified is not None else ()
+        self.emit(
+            ev.AnswerReady, text=answer, verified=verified, unbacked=check.unbacked, backing=outcome.backing
+        )
         return False
 
-    def _context(self) -> str:
-        """What tool retrieval ranks against: the user's words and the latest step."""
-        user = next((m.text for m in reversed(self.messages) if m.role == "user"), "")
-        first = self.messages[0].text if self.messages else ""
-        latest = self.messages[-1].text if len(self.messages) > 1 else ""
-        return " ".join(dict.fromkeys(t for t in (first, user, latest) if t))
+
+def call_label(tool: str, arguments: Mapping[str, Any]) -> str:
+    """How a call is named as the source of a number: ``multiply(12, 7)``, ``evaluate("2 + 3")``."""
+    values = ", ".join(
+        str(v)
+        if isinstance(v, int | float) and not isinstance(v, bool)
+        else json.dumps(v, ensure_ascii=False)
+        for v in arguments.values()
+    )
+    return f"{tool}({values})"

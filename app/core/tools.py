@@ -51,13 +51,29 @@ class ToolSelector(Protocol):
 
 
 @dataclasses.dataclass(frozen=True)
+class Source:
+    """Text that may back numbers, and what to call it when it does: ``"your message"``,
+    or the call that produced it, ``"multiply(12, 7)"``. ``server`` is the tool's server."""
+
+    text: str
+    label: str = ""
+    server: str = ""
+
+
+USER_SOURCE = "your message"
+
+
+@dataclasses.dataclass(frozen=True)
 class CheckResult:
+    """``backing`` pairs each backed number, as written, with the label of its source."""
+
     verified: bool
     unbacked: tuple[str, ...] = ()
+    backing: tuple[tuple[str, str], ...] = ()
 
 
 class AnswerVerifier(Protocol):
-    def check(self, answer: str, sources: Sequence[str]) -> CheckResult:
+    def check(self, answer: str, sources: Sequence[str | Source]) -> CheckResult:
         """Check every number in ``answer`` against ``sources`` (user words, tool results)."""
         ...
 

@@ -52,6 +52,13 @@ class ServerEntry:
     def remote(self) -> bool:
         return bool(self.url)
 
+    @property
+    def bundled(self) -> str:
+        """The bundled server this entry runs (``calculon serve NAME``), or "" for any other."""
+        if self.command == SELF_COMMAND and len(self.args) == 2 and self.args[0] == "serve":
+            return self.args[1]
+        return ""
+
     def launch_command(self) -> list[str]:
         """The argv to start this server, with ``calculon`` resolved to the running app."""
         if self.command != SELF_COMMAND:
@@ -83,6 +90,10 @@ class ServersConfig:
 
     def enabled(self) -> list[ServerEntry]:
         return [entry for entry in self.servers.values() if not entry.disabled]
+
+    def running_bundled(self, name: str) -> list[str]:
+        """The entries (by name) that run the bundled server ``name``, whatever they are called."""
+        return [entry.name for entry in self.enabled() if entry.bundled == name]
 
     def to_json(self) -> dict[str, Any]:
         return {"mcpServers": {name: entry.to_json() for name, entry in self.servers.items()}}

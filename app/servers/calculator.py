@@ -39,33 +39,35 @@ Expression = Annotated[
 
 @tool(server)
 def add(a: A, b: B) -> NumberResult:
-    """Add two numbers exactly: a + b."""
+    """Add two numbers exactly: a + b (a plus b, their sum or total)."""
     return compute(lambda: _apply(lambda x, y: x + y, a, b))
 
 
 @tool(server)
 def subtract(a: A, b: B) -> NumberResult:
-    """Subtract exactly: a - b."""
+    """Subtract exactly: a - b (a minus b, the difference; "subtract b from a", "b less than a")."""
     return compute(lambda: _apply(lambda x, y: x - y, a, b))
 
 
 @tool(server)
 def multiply(a: A, b: B) -> NumberResult:
-    """Multiply exactly: a * b."""
+    """Multiply exactly: a * b (a times b, their product; "a multiplied by b")."""
     return compute(lambda: _apply(lambda x, y: arith.checked(x * y), a, b))
 
 
 @tool(server)
 def divide(a: A, b: B) -> NumberResult:
-    """Divide exactly: a / b. Gives the exact decimal when there is one (1/8 = 0.125), otherwise
-    the fraction and a decimal rounded to 28 significant digits (1/3 ≈ 0.3333...)."""
+    """Divide exactly: a / b (a divided by b, a per b, a shared or split among b). Gives the exact
+    decimal when there is one (1/8 = 0.125), otherwise the fraction and a decimal rounded to 28
+    significant digits (1/3 ≈ 0.3333...)."""
     return compute(lambda: _apply(arith.divide, a, b))
 
 
 @tool(server)
 def power(base: Base, exponent: Exponent) -> NumberResult:
-    """Raise base to the power exponent: base ^ exponent. Whole exponents are exact; a fractional
-    exponent (e.g. 0.5 or '1/3') is exact when the root is, otherwise rounded to 28 significant digits."""
+    """Raise base to the power exponent: base ^ exponent (squared, cubed, to the power of). Whole
+    exponents are exact; a fractional exponent (e.g. 0.5 or '1/3') is exact when the root is,
+    otherwise rounded to 28 significant digits."""
     return compute(
         lambda: arith.power(exact.parse_number(base, "base"), exact.parse_number(exponent, "exponent"))
     )
@@ -80,14 +82,16 @@ def sqrt(x: X) -> NumberResult:
 
 @tool(server)
 def mod(a: A, b: B) -> NumberResult:
-    """The remainder of a divided by b (a mod b); the result has the sign of b, e.g. mod(17, 5) = 2."""
+    """The remainder of a divided by b (a mod b, a modulo b); the result has the sign of b,
+    e.g. mod(17, 5) = 2."""
     return compute(lambda: _apply(arith.modulo, a, b))
 
 
 @tool(server)
 def evaluate(expression: Expression) -> NumberResult:
     """Evaluate a whole arithmetic expression exactly. Supports + - * /, ^ or ** for whole-number
-    powers, % for remainder, unary minus and parentheses. Use this for calculations with several steps."""
+    powers, % for remainder, unary minus and parentheses. Use this for calculations with several steps,
+    averages and percent of a number (15% of 80 is 80 * 0.15)."""
     return compute(lambda: exact.describe(evaluate_expression(expression)))
 
 

@@ -1,11 +1,15 @@
-"""The Calculon-mode benchmark's harness, run on the scripted backend, and its independent check."""
+"""The Calculon-mode benchmark's harness, run on the scripted backend, and its own judge."""
 
 from __future__ import annotations
 
+import collections
 from fractions import Fraction
 
 import pytest
 
+from app.llm.scripted import ScriptedBackend
+from bench import _calculon_check as check
+from bench import _calculon_questions as questions
 from bench import calculon_verified as bench
 
 pytestmark = pytest.mark.anyio
@@ -21,25 +25,39 @@ def test_the_independent_check_catches_made_up_numbers_and_accepts_correct_round
         "What is 1 divided by 3, times 100?",
         "1/3 ≈ 0.3333333333333333333333333333 (rounded to 28 ...)",
     ]
-    assert bench.independent_unbacked("1 ÷ 3 ≈ 0.33, or 33.3%, times 100.", sources) == []
-    assert bench.independent_unbacked("1 ÷ 3 ≈ 0.34 and 0.3334.", sources) == ["0.34", "0.3334"]
-    assert bench.independent_unbacked("1. Step 2: the 3rd try gives 7.", ["Go"]) == ["7"]
+    assert check.independent_unbacked("1 ÷ 3 ≈ 0.33, or 33.3%, times 100.", sources) == []
+    assert check.independent_unbacked("1 ÷ 3 ≈ 0.34 and 0.3334.", sources) == ["0.34", "0.3334"]
+    assert check.independent_unbacked("1. Step 2: the 3rd try gives 7.", ["Go"]) == ["7"]
 
 
-def test_the_true_result_is_found_exactly_or_correctly_rounded():
-    assert bench.holds("It is 142.8571.", Fraction(1000, 7))
-    assert not bench.holds("It is 142.8572.", Fraction(1000, 7))
+def test_a_result_counts_only_when_stated_beyond_the_question_s_own_numbers():
+    assert check.states_result("1000 / 7 is 142.8571.", Fraction(1000, 7), "What is 1000 divided by 7?")
+    assert not check.states_result("It is 142.8572.", Fraction(1000, 7), "What is 1000 divided by 7?")
+    # 144 / 12 = 12: restating the operand 12 is not enough, the last number must be the result
+    assert not check.states_result("144 / 12 is 1728.", Fraction(12), "What is 144 divided by 12?")
+    assert check.states_result("144 divided by 12 is 12.", Fraction(12), "What is 144 divided by 12?")
 
 
-async def test_the_harness_counts_verified_answers_reasks_and_leaks_as_scripted():
-    runs, label = await bench.run_all("scripted", len(bench.QUESTIONS))
-    figures = bench.summary(runs)
+def test_the_question_set_is_stratified_and_keyed_from_its_own_operands():
+    found = questions.all_questions()
+    counts = collections.Counter(q.category for q in found)
+    assert len(found) >= 150 and set(counts) == set(questions.CATEGORIES)
+    assert all(counts[c] >= 10 for c in questions.CATEGORIES)
+    assert all(q.expected is None for q in found if q.category in ("no_math", "impossible"))
+    big = [q for q in found if q.category == "big"]
+    assert all(len(str(q.arguments["a"])) >= 20 for q in big)
+    assert questions.all_questions() == found  # a fixed seed: the same set on every run
+
+
+async def test_the_harness_counts_right_made_up_and_leaked_answers_as_scripted():
+    chosen = bench.select(questions.all_questions(), None, 3)
+    backend = ScriptedBackend(bench.scripted_steps(chosen))
+    runs, label = await bench.run_model("smollm2-135m-instruct", chosen, backend)
+    figures = bench.figures(runs)
 
     never_backed = [i for i in range(len(runs)) if i % 5 == 4]
-    backed_on_retry = [i for i in range(len(runs)) if i % 3 == 2 and i % 5 != 4]
-    assert label == "scripted"
-    assert figures["verified"] == figures["verified_correct"] == len(runs) - len(never_backed)
-    assert figures["reasks"] == len(backed_on_retry) + 2 * len(never_backed)
-    assert figures["unbacked_in_final_answers"] == len(never_backed)
-    assert figures["unbacked_marked_verified"] == 0
-    assert "**0 of 6 (0%)**" in bench.report(figures, label, "cmd")
+    assert label == "scripted" and len(runs) == len(chosen) == 24
+    assert figures["correct_verified"] == len(runs) - len(never_backed)
+    assert figures["unbacked_anywhere"] == len(never_backed)
+    assert figures["leaked"] == 0 and figures["verified_wrong"] == 0
+    assert "| **all** | 20/24 (83%) | 0 | 0 (of 4) |" in "\n".join(bench.table(runs))

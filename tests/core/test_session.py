@@ -12,7 +12,7 @@ from app.core import events as ev
 from app.core.backend import Chunk, ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.session import ChatSession
-from app.core.tools import CheckResult
+from app.core.tools import CheckResult, Source
 from app.llm.scripted import ScriptedBackend
 from app.mcp.supervisor import Supervisor
 from tests.mcp.helpers import EventLog, script_entry
@@ -149,8 +149,9 @@ async def test_history_is_kept_across_turns(tools):
 class NumbersFromSources:
     """A trivial verifier: every number in the answer must appear in some source."""
 
-    def check(self, answer: str, sources: Sequence[str]) -> CheckResult:
-        known = {n for source in sources for n in re.findall(r"\d+(?:\.\d+)?", source)}
+    def check(self, answer: str, sources: Sequence[str | Source]) -> CheckResult:
+        texts = [s if isinstance(s, str) else s.text for s in sources]
+        known = {n for text in texts for n in re.findall(r"\d+(?:\.\d+)?", text)}
         unbacked = tuple(n for n in re.findall(r"\d+(?:\.\d+)?", answer) if n not in known)
         return CheckResult(verified=not unbacked, unbacked=unbacked)
 

@@ -22,7 +22,7 @@ from typing import Any
 import llama_cpp
 
 from app.core.backend import BackendError, Chunk, ModelRequest, ProgressCallback
-from app.llm.local import model_file, priority
+from app.llm.local import catalog, model_file, priority
 from app.llm.local.decoder import DecodeResult
 from app.llm.local.formats import choose_format
 from app.llm.local.loader import LoadRequest, gpu_offload_supported, load_llama
@@ -32,14 +32,14 @@ from app.llm.local.step import CallPolicy, StepPolicy, StepRunner
 logger = logging.getLogger(__name__)
 
 _END = object()
-BUILT_IN_CALLS_PER_MESSAGE = 1  # the 270M base model walks down the tool list instead of answering
 
 
 @dataclasses.dataclass(frozen=True)
 class LocalOptions:
     """Keyword options, named like the :class:`app.settings.Settings` fields they come from."""
 
-    model_path: str = ""  # empty: the built-in Gemma 3 270M
+    model_path: str = ""  # empty: the built-in model ``builtin_model``
+    builtin_model: str = ""  # an id from app.llm.local.catalog; empty: the default
     n_gpu_layers: int = 0  # 0: CPU only, -1: every layer
     n_ctx: int = 4096
     n_threads: int = 0  # 0: automatic
@@ -87,7 +87,9 @@ class LocalBackend:
         if self._model is not None and self._path is not None:
             name = self._model.metadata.get("general.name", "")
             return f"{name} ({self._path.name})" if name else self._path.name
-        return Path(self.options.model_path).name if self.options.model_path else "Gemma 3 270M (built in)"
+        if self.options.model_path:
+            return Path(self.options.model_path).name
+        return f"{catalog.builtin_model(self.options.builtin_model).label} (built in)"
 
     @property
     def context_tokens(self) -> int | None:
@@ -117,7 +119,9 @@ class LocalBackend:
             await self._in_worker(self._load, report)
 
     def _load(self, report: _Reporter) -> None:
-        path = model_file.resolve_model(self.options.model_path, report.stage(0.0, 0.3))
+        path = model_file.resolve_model(
+            self.options.model_path, report.stage(0.0, 0.3), self.options.builtin_model
+        )
         model_file.check_memory(
             path,
             gpu_offload=gpu_offload_supported(),
@@ -140,8 +144,9 @@ class LocalBackend:
         model = load_llama(request, on_progress)
         bos, eos = _token_text(model, model.token_bos()), _token_text(model, model.token_eos())
         chat_format = choose_format(model.metadata, bos_token=bos, eos_token=eos)
+        family = "" if self.options.model_path else self.builtin.family
         policy = StepPolicy(
-            self.options.max_tokens, self.options.strict, self.options.call_policy, self._call_limit()
+            self.options.max_tokens, self.options.strict, self.options.call_policy, self._call_limit(), family
         )
         self._model, self._path = model, path
         self._runner = StepRunner(model, chat_format, policy, bos_text=bos)
@@ -151,7 +156,12 @@ class LocalBackend:
     def _call_limit(self) -> int | None:
         if self.options.max_tool_calls is not None:
             return self.options.max_tool_calls
-        return None if self.options.model_path else BUILT_IN_CALLS_PER_MESSAGE
+        return None if self.options.model_path else self.builtin.max_tool_calls
+
+    @property
+    def builtin(self) -> catalog.BuiltinModel:
+        """The catalogue entry in use (the default one when a custom file is loaded)."""
+        return catalog.builtin_model(self.options.builtin_model)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]:
         await self.load()

@@ -38,12 +38,33 @@ class Turn:
     text: str
 
 
-def build_turns(system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> list[Turn]:
-    """The system preamble (instructions plus tools) and alternating user/assistant turns."""
-    turns: list[Turn] = []
-    preamble = "\n\n".join(part for part in (system.strip(), tools_preamble(tools)) if part)
-    if preamble:
-        turns.append(Turn("system", preamble))
+def build_turns(
+    system: str,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    examples: Sequence[Message] = (),
+) -> list[Turn]:
+    """The system preamble (instructions plus tools) and alternating user/assistant turns.
+
+    With worked ``examples``, they follow the instructions, and the tool list moves to a
+    second system turn just before the latest user message. The instructions and examples
+    then open every prompt word for word, so llama.cpp's cache keeps them between
+    questions even when retrieval offers other tools; only the short tool list and the
+    question are read anew.
+    """
+    if not examples:
+        preamble = "\n\n".join(part for part in (system.strip(), tools_preamble(tools)) if part)
+        return _with_messages([Turn("system", preamble)] if preamble else [], messages)
+    turns = [Turn("system", system.strip())] if system.strip() else []
+    turns = _with_messages(turns, examples)
+    latest = max((i for i, m in enumerate(messages) if m.role == "user"), default=0)
+    turns = _with_messages(turns, messages[:latest])
+    if tools:
+        turns.append(Turn("system", tools_preamble(tools, compact=True)))
+    return _with_messages(turns, messages[latest:])
+
+
+def _with_messages(turns: list[Turn], messages: Sequence[Message]) -> list[Turn]:
     for message in messages:
         _append(turns, *_as_turn(message))
     return turns
@@ -81,21 +102,37 @@ def render_tool_result(message: Message) -> str:
 
 
 def fold_system(turns: Sequence[Turn]) -> list[Turn]:
-    """For formats without a system role: the preamble opens the first user turn."""
-    if not turns or turns[0].role != "system":
-        return list(turns)
-    system, rest = turns[0], list(turns[1:])
-    if rest and rest[0].role == "user":
-        return [Turn("user", f"{system.text}\n\n{rest[0].text}"), *rest[1:]]
-    return [Turn("user", system.text), *rest]
+    """For formats without a system role: each system turn opens the user turn after it."""
+    folded: list[Turn] = []
+    pending = ""
+    for turn in turns:
+        if turn.role == "system":
+            pending = f"{pending}\n\n{turn.text}" if pending else turn.text
+        elif pending and turn.role == "user":
+            folded.append(Turn("user", f"{pending}\n\n{turn.text}"))
+            pending = ""
+        else:
+            if pending:
+                folded.append(Turn("user", pending))
+                pending = ""
+            folded.append(turn)
+    return [*folded, Turn("user", pending)] if pending else folded
 
 
-def tools_preamble(tools: Sequence[ToolSpec]) -> str:
+def tools_preamble(tools: Sequence[ToolSpec], *, compact: bool = False) -> str:
     if not tools:
         return ""
     lines = ["You can call these tools:"]
-    lines.extend(describe_tool(tool) for tool in tools)
+    lines.extend(brief_tool(tool) if compact else describe_tool(tool) for tool in tools)
     return "\n".join(lines) + "\n\n" + _CALL_HELP
+
+
+def brief_tool(tool: ToolSpec) -> str:
+    """``- name(a, b): What it does.``, its first sentence: for a small model that learns the
+    call syntax from worked examples, and whose argument types the grammar enforces."""
+    properties: Mapping[str, Any] = tool.input_schema.get("properties") or {}
+    head = f"- {tool.name}({', '.join(properties)})"
+    return f"{head}: {first_sentence(tool.description)}" if tool.description.strip() else head
 
 
 def describe_tool(tool: ToolSpec) -> str:

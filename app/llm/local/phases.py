@@ -84,7 +84,8 @@ class Phases:
         if CALL_OPEN.startswith(head) or (self.setup.thinks and THINK_OPEN.startswith(head)):
             return False
         self.kind = "answer"
-        self._set_grammar(None)
+        if not (self.setup.grammar and self.setup.grammar.keeps_answer):
+            self._set_grammar(None)
         return self._answer_text(head)
 
     def _call(self, text: str) -> bool:

@@ -23,6 +23,8 @@ from typing import Any
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from app.core.messages import ToolSpec
+from app.llm.local import backed
+from app.llm.local.backed import BackedForms
 from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
 
 logger = logging.getLogger(__name__)
@@ -51,6 +53,17 @@ class StepGrammar:
     body: str  # root: what follows the marker, for a call that starts mid-answer
     relaxed: tuple[str, ...] = ()  # tools whose arguments are only checked to be a JSON object
     allows_calls: bool = True
+    # Calculon mode: the answer stays under the grammar (its numbers must be backed); otherwise
+    # the grammar is dropped once the output has become an answer.
+    keeps_answer: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolRules:
+    """The part of a step grammar that depends only on the offered tools: built once per tool list."""
+
+    lines: tuple[str, ...]
+    relaxed: tuple[str, ...] = ()
 
 
 _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\\x00]"]
@@ -58,22 +71,53 @@ _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\
 ANSWER_ONLY = StepGrammar("\n".join(["root ::= calculon-answer", *_ANSWER_RULES]), "", allows_calls=False)
 
 
+def answer_only(forms: BackedForms | None) -> StepGrammar:
+    """A step that may only answer; in Calculon mode, with backed numbers alone."""
+    if forms is None:
+        return ANSWER_ONLY
+    rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
+    return StepGrammar("\n".join(rules), "", allows_calls=False, keeps_answer=True)
+
+
 def build_step_grammar(
-    tools: Sequence[ToolSpec], *, forced: bool, thinks: bool, compiles: Compiles | None = None
+    tools: Sequence[ToolSpec],
+    *,
+    forced: bool,
+    thinks: bool,
+    compiles: Compiles | None = None,
+    forms: BackedForms | None = None,
 ) -> StepGrammar:
+    return compose(tool_rules(tools, compiles), forced=forced, thinks=thinks, forms=forms)
+
+
+def tool_rules(tools: Sequence[ToolSpec], compiles: Compiles | None = None) -> ToolRules:
     arguments, relaxed = {}, []
     for tool in tools:
         schema, ok = arguments_schema(tool, compiles)
         arguments[tool.name] = schema
         if not ok:
             relaxed.append(tool.name)
-    rules = _call_rules(arguments)
+    return ToolRules(tuple(_call_rules(arguments)), tuple(relaxed))
+
+
+def compose(rules: ToolRules, *, forced: bool, thinks: bool, forms: BackedForms | None) -> StepGrammar:
+    """The step grammar from the cached tool rules and, in Calculon mode, this step's backed numbers."""
+    lines = list(rules.lines)
+    if forms is None:
+        answer = _ANSWER_RULES
+    else:
+        lines = backed.strict_rules(lines, forms)
+        answer = [
+            "calculon-answer ::= calculon-banswer",
+            "calculon-any ::= [^\\x00]",
+            *backed.text_rules(forms),
+        ]
     branches = ["calculon-call"] if forced else ["calculon-call", "calculon-answer"]
     if thinks and not forced:
         branches.append("calculon-think")
-    decide = "\n".join([f"root ::= {' | '.join(branches)}", *rules])
-    body = "\n".join(["root ::= calculon-body", *rules])
-    return StepGrammar(decide, body, tuple(relaxed))
+    decide = "\n".join([f"root ::= {' | '.join(branches)}", *lines, *answer])
+    body = "\n".join(["root ::= calculon-body", *lines, *answer])
+    return StepGrammar(decide, body, rules.relaxed, keeps_answer=forms is not None)
 
 
 def _call_rules(arguments: Mapping[str, Any]) -> list[str]:
@@ -90,7 +134,6 @@ def _call_rules(arguments: Mapping[str, Any]) -> list[str]:
         f"calculon-call ::= {_literal(CALL_OPEN)} calculon-body",
         f"calculon-body ::= calculon-json {_literal(CALL_CLOSE)}",
         f"calculon-think ::= {_literal(THINK_OPEN)} calculon-any*",
-        *_ANSWER_RULES,
     ]
 
 

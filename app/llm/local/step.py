@@ -25,12 +25,14 @@ import llama_cpp
 
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
+from app.llm.local.backed import BackedForms, backed_forms
 from app.llm.local.calls import parse_call
 from app.llm.local.conversation import build_turns, flatten, message_groups
 from app.llm.local.decoder import Decoder, DecodeResult
+from app.llm.local.fewshot import example_messages
 from app.llm.local.formats import ChatFormat
 from app.llm.local.phases import PhaseSetup
-from app.llm.local.schema_grammar import ANSWER_ONLY, StepGrammar, build_step_grammar
+from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 
 logger = logging.getLogger(__name__)
 _DIGIT = re.compile(r"\d")
@@ -45,6 +47,7 @@ class StepPolicy:
     strict: bool = True  # Calculon mode: force a tool call on a numeric question
     call_policy: CallPolicy = "numbers"
     max_tool_calls: int | None = None  # per user message; None: no limit
+    family: str = ""  # which worked examples open the prompt (app/llm/local/fewshot.py); "": none
 
 
 class StepRunner:
@@ -55,17 +58,18 @@ class StepRunner:
         self.decoder = Decoder(model)
         self.last: DecodeResult | None = None
         self._bos_text = bos_text
-        self._grammars: dict[str, StepGrammar] = {}
+        self._rules: dict[str, ToolRules] = {}
         self._reported_relaxed: set[str] = set()
 
     def run(self, request: ModelRequest, emit: Emit, stop: threading.Event) -> None:
         prompt, notices = self.fit(request)
-        grammar = self._grammar(request, notices)
+        forms = backed_forms(request.backed) if request.backed is not None else None
+        grammar = self._grammar(request, forms, notices)
         result = self._decode(prompt, grammar, emit, stop)
         call = self._call_of(result, request.tools)
         if call is not None and not stop.is_set() and repeats_earlier_call(call, request.messages):
             notices.append(REPEAT_NOTICE)
-            result, call = self._decode(prompt, ANSWER_ONLY, emit, stop), None
+            result, call = self._decode(prompt, answer_only(forms), emit, stop), None
         if stop.is_set():
             return
         notices.extend(self._relaxed_notices(grammar))
@@ -74,16 +78,18 @@ class StepRunner:
         notices.extend(self._stop_notices(result))
         emit(StepDone(tokens=result.tokens, notices=tuple(notices)))
 
-    def _grammar(self, request: ModelRequest, notices: list[str]) -> StepGrammar | None:
+    def _grammar(
+        self, request: ModelRequest, forms: BackedForms | None, notices: list[str]
+    ) -> StepGrammar | None:
         if not request.tools:
-            return None
+            return answer_only(forms) if forms is not None else None
         limit = self.policy.max_tool_calls
         if limit is not None and calls_this_turn(request.messages) >= limit:
             notices.append(
                 f"This model may make {limit} tool call(s) per message; it was asked to answer now."
             )
-            return ANSWER_ONLY
-        return self.grammar_for(request.tools, forced=forces_call(request, self.policy))
+            return answer_only(forms)
+        return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms)
 
     def _decode(
         self,
@@ -103,16 +109,20 @@ class StepRunner:
         note = f"the call was cut off ({result.stop_reason} after {result.tokens} tokens)"
         return parse_call(result.call_text, tools, complete=result.call_complete, cut_off_note=note)
 
-    def grammar_for(self, tools: Sequence[ToolSpec], *, forced: bool) -> StepGrammar:
-        key = json.dumps([forced, [(t.name, t.input_schema) for t in tools]], sort_keys=True, default=str)
-        if key not in self._grammars:
+    def grammar_for(
+        self, tools: Sequence[ToolSpec], *, forced: bool, forms: BackedForms | None = None
+    ) -> StepGrammar:
+        """The step grammar; the tools' part is built once per tool list, the backed numbers per step."""
+        thinks = self.format.thinks
+        key = json.dumps([(t.name, t.input_schema) for t in tools], sort_keys=True, default=str)
+        if key not in self._rules:
             compiles = self.decoder.picker.compiles
-            grammar = build_step_grammar(tools, forced=forced, thinks=self.format.thinks, compiles=compiles)
-            if not compiles(grammar.decide):  # each tool compiled alone; together they must too
+            rules = tool_rules(tools, compiles)
+            if not compiles(compose(rules, forced=forced, thinks=thinks, forms=forms).decide):
                 logger.warning("the combined tool-call grammar did not compile; relaxing every tool")
-                grammar = build_step_grammar(tools, forced=forced, thinks=self.format.thinks, compiles=_never)
-            self._grammars[key] = grammar
-        return self._grammars[key]
+                rules = tool_rules(tools, _never)
+            self._rules[key] = rules
+        return compose(self._rules[key], forced=forced, thinks=thinks, forms=forms)
 
     def fit(self, request: ModelRequest) -> tuple[list[int], list[str]]:
         """Prompt tokens that leave room to answer, dropping the oldest exchanges if needed."""
@@ -133,7 +143,8 @@ class StepRunner:
         )
 
     def render(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
-        return self.format.render(build_turns(system, messages, tools))
+        examples = example_messages(self.policy.family, tools) if self.policy.family else []
+        return self.format.render(build_turns(system, messages, tools, examples))
 
     def tokenize(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> list[int]:
         text = self.render(system, messages, tools)

