@@ -30,6 +30,7 @@ lint: setup
 	$(VENV)/bin/ruff check app tests bench
 	$(VENV)/bin/ruff format --check app tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 test: lint
 	$(PY) -m pytest -q

@@ -12,21 +12,12 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if len(args) == 2 and args[0] == "serve":
-        return _serve(args[1])
+        from app.servers import serve_command
+
+        return serve_command(args[1])
     from app.cli import run
 
     return run(args)
-
-
-def _serve(name: str) -> int:
-    from app.servers import UnknownServerError, serve
-
-    try:
-        serve(name)
-    except UnknownServerError as exc:
-        print(f"calculon serve: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 if __name__ == "__main__":

@@ -17,9 +17,9 @@ from typing import Any
 
 from app.core import events as ev
 from app.core import prompts
+from app.core.backend import Backend, BackendError, ProgressCallback
 from app.core.session import ChatSession, TurnOutcome
 from app.core.tools import AnswerVerifier, ToolSelector
-from app.llm.base import Backend, BackendError, ProgressCallback
 from app.mcp.config import load_config
 from app.mcp.supervisor import Supervisor
 from app.settings import Settings

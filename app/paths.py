@@ -1,10 +1,13 @@
-"""Where Calculon keeps its files: config, cache and logs, overridable by environment."""
+"""Where Calculon keeps its files (config, cache, logs; overridable by environment), and how to save them."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 APP_NAME = "calculon"
 
@@ -47,3 +50,19 @@ def bundled_models_dir() -> Path | None:
     """Where a frozen build keeps the embedded default model (None from source)."""
     frozen_root = getattr(sys, "_MEIPASS", None)
     return Path(frozen_root) / "models" if frozen_root else None
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON through a temporary file and a rename: a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, ensure_ascii=False)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -71,7 +71,7 @@ def _component_checks() -> list[Check]:
 def _model_check() -> Check:
     folder = paths.bundled_models_dir()
     if folder is None:
-        from app.llm.base import BackendError
+        from app.core.backend import BackendError
         from app.llm.local import catalog
 
         model = catalog.builtin_model(catalog.DEFAULT_MODEL_ID)

@@ -1,4 +1,11 @@
-"""User settings: a typed model saved as JSON, validated, written atomically.
+"""User settings: one typed model, saved as JSON, validated, written atomically.
+
+The model's schema says everything about a setting: its title and hint, the tab it is
+edited on, its bounds and its choices. The settings dialog is generated from
+``Settings.model_json_schema()``, and a value outside the schema is refused here with a
+:class:`SettingsError` naming the key. Choices that depend on what is installed (the
+backends, the tool encoders) come from their registries, looked up only when a value is
+checked or the schema is built, so importing this module loads none of them.
 
 The Gemini key is not here: it lives in the environment or the OS keyring
 (see :mod:`app.secrets`), never in a plain-text file.
@@ -8,97 +15,166 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    ValidationError,
+    field_validator,
+)
+from pydantic_core import ErrorDetails, core_schema
 
 from app import paths
 
-BACKENDS = ("local", "gemini")
-TOOL_ENCODERS = ("static", "contextual")
-
 
 class SettingsError(ValueError):
-    """Settings that cannot be used; the message names each problem."""
+    """Settings that cannot be used; ``problems`` words each one, ``keys`` names the settings at fault."""
+
+    def __init__(self, problems: Sequence[str], keys: Sequence[str] = ()) -> None:
+        super().__init__("; ".join(problems))
+        self.problems, self.keys = list(problems), list(keys)
 
 
-@dataclasses.dataclass
-class Settings:
-    backend: Literal["local", "gemini"] = "local"
-    model_path: str = ""  # empty: the built-in model named by builtin_model
-    builtin_model: str = "smollm2-135m-instruct"  # an id from app.llm.local.catalog
-    n_gpu_layers: int = 0  # 0: CPU only, -1: every layer
-    n_ctx: int = 4096
-    n_threads: int = 0  # 0: let llama.cpp choose
-    gemini_model: str = "gemini-2.5-flash"
-    strict: bool = True  # Calculon mode
-    max_rounds: int = 8
-    tool_threshold: int = 16  # above this many tools, offer only the top-k
-    top_k: int = 5
-    pinned_tools: list[str] = dataclasses.field(default_factory=list)
-    tool_encoder: Literal["static", "contextual"] = "static"  # how tool retrieval embeds text
-    tool_timeout_s: float = 30.0
+def backend_names() -> list[str]:
+    from app.llm.registry import backend_names as registered  # the registry loads no backend
+
+    return registered()
+
+
+def builtin_model_ids() -> list[str]:
+    from app.llm.local.catalog import builtin_model_ids as catalogued  # no llama.cpp behind it
+
+    return catalogued()
+
+
+def encoder_kinds() -> list[str]:
+    from app.mcp.retrieval.encoders import ENCODER_KINDS
+
+    return list(ENCODER_KINDS)
+
+
+@dataclasses.dataclass(frozen=True)
+class OneOf:
+    """A field's choices, asked of ``choices`` when a value is checked and when the schema
+    is built (as its ``enum``), so a registry that grows needs no change here."""
+
+    choices: Callable[[], Sequence[str]]
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        described = handler(schema)
+        described["enum"] = list(self.choices())
+        return described
+
+    def _check(self, value: str) -> str:
+        if value not in (known := self.choices()):
+            raise ValueError(f"must be one of {', '.join(known)}")
+        return value
+
+
+def setting(default: Any, tab: str, title: str, hint: str = "", **bounds: Any) -> Any:
+    """A field as the schema describes it: ``tab`` is where the settings dialog shows it."""
+    if callable(default):
+        bounds["default_factory"] = default
+    else:
+        bounds["default"] = default
+    return Field(title=title, description=hint or None, json_schema_extra={"tab": tab}, **bounds)
+
+
+class Settings(BaseModel):
+    # strict: a JSON 1 is not True, nor "8" a count; unknown keys (a newer version's) are ignored.
+    model_config = ConfigDict(strict=True, extra="ignore", validate_assignment=True, allow_inf_nan=False)
+
+    backend: Annotated[str, OneOf(backend_names)] = setting(
+        "local", "General", "Backend", "Where the model runs: on this machine, or Google Gemini."
+    )
+    model_path: str = setting("", "Local model", "GGUF file", "Empty: the built-in model below.")
+    builtin_model: Annotated[str, OneOf(builtin_model_ids)] = setting(
+        "smollm2-135m-instruct", "Local model", "Built-in model", "Used when no GGUF file is chosen."
+    )
+    n_gpu_layers: int = setting(
+        0, "Local model", "GPU layers", "0 = CPU only, -1 = every layer.", ge=-1, le=999
+    )
+    n_ctx: int = setting(4096, "Local model", "Context size (tokens)", ge=256, le=1_048_576)
+    n_threads: int = setting(0, "Local model", "Threads", "0 = let llama.cpp choose.", ge=0, le=512)
+    gemini_model: str = setting("gemini-2.5-flash", "Gemini", "Model name")
+    strict: bool = setting(
+        True, "General", "Calculon mode", "Check every number in an answer against tool results."
+    )
+    max_rounds: int = setting(8, "General", "Max steps per turn", ge=1, le=100)
+    tool_threshold: int = setting(
+        16, "Tools", "Offer all tools up to", "Above this many, offer only the best matches.", ge=0
+    )
+    top_k: int = setting(5, "Tools", "Best matches offered", ge=1, le=100)
+    pinned_tools: list[str] = setting(list, "Tools", "Always offer", "Comma-separated tool names.")
+    tool_encoder: Annotated[str, OneOf(encoder_kinds)] = setting(
+        "static",
+        "Tools",
+        "Matching",
+        "static: under a millisecond per step. contextual: the full embedding model,"
+        " a little more accurate, about 15 ms per step on one core.",
+    )
+    tool_timeout_s: float = setting(30.0, "Tools", "Tool timeout (s)", gt=0, le=3600)
+
+    def __init__(self, **values: Any) -> None:
+        """Every way of building settings fails the same way: a :class:`SettingsError`."""
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise _settings_error(exc) from None
+
+    @field_validator("gemini_model")
+    @classmethod
+    def _model_named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the Gemini model name is empty")
+        return value
 
     def problems(self) -> list[str]:
-        """Every reason these settings cannot be used, worded for the user."""
-        found = []
-        if self.backend not in BACKENDS:
-            found.append(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
-        if self.tool_encoder not in TOOL_ENCODERS:
-            found.append(
-                f"tool matching must be one of {', '.join(TOOL_ENCODERS)}, not {self.tool_encoder!r}"
-            )
-        if self.builtin_model not in _builtin_model_ids():
-            found.append(
-                f"built-in model must be one of {', '.join(_builtin_model_ids())}, not {self.builtin_model!r}"
-            )
+        """What keeps valid settings from working on this machine (a file that is not there)."""
         if self.model_path and not Path(self.model_path).expanduser().is_file():
-            found.append(f"model file not found: {self.model_path}")
-        if self.n_gpu_layers < -1:
-            found.append("GPU layers must be -1 (all), 0 (CPU only) or a positive count")
-        if not 256 <= self.n_ctx <= 1_048_576:
-            found.append("context size must be between 256 and 1048576 tokens")
-        if self.n_threads < 0:
-            found.append("threads must be 0 (automatic) or more")
-        if not self.gemini_model.strip():
-            found.append("the Gemini model name is empty")
-        for name, low in (("max_rounds", 1), ("tool_threshold", 0), ("top_k", 1)):
-            if getattr(self, name) < low:
-                found.append(f"{name} must be at least {low}")
-        if self.tool_timeout_s <= 0:
-            found.append("the tool timeout must be positive")
-        return found
+            return [f"model file not found: {self.model_path}"]
+        return []
 
-    def validate(self) -> None:
+    def check_usable(self) -> None:
         if problems := self.problems():
-            raise SettingsError("; ".join(problems))
+            raise SettingsError(problems, ["model_path"])
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return self.model_dump()
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Settings:
-        """Known keys only; a wrong type becomes a SettingsError naming the key."""
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        defaults = cls()
-        values: dict[str, Any] = {}
-        for key, value in data.items():
-            if key not in fields:
-                continue  # settings from a newer version: ignore rather than fail
-            expected = type(getattr(defaults, key))
-            if expected is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise SettingsError(f"setting {key!r} should be {expected.__name__}, got {value!r}")
-            values[key] = value
-        return cls(**values)
+    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
+        """Known keys only; a wrong type or a value out of bounds is a SettingsError naming the key."""
+        return cls(**{str(key): value for key, value in data.items()})
+
+    @classmethod
+    def salvage(cls, data: Mapping[str, Any]) -> tuple[Settings, list[str]]:
+        """The valid values of ``data``, defaults for the rest, and why each default was used."""
+        try:
+            return cls.from_dict(data), []
+        except SettingsError as exc:
+            kept = {key: value for key, value in data.items() if key not in exc.keys}
+            return cls.from_dict(kept), exc.problems
 
 
-def _builtin_model_ids() -> list[str]:
-    from app.llm.local.catalog import builtin_model_ids  # no llama.cpp behind it
+def _settings_error(exc: ValidationError) -> SettingsError:
+    errors = exc.errors()
+    return SettingsError([_worded(e) for e in errors], [str(e["loc"][0]) for e in errors if e["loc"]])
 
-    return builtin_model_ids()
+
+def _worded(error: ErrorDetails) -> str:
+    key = error["loc"][0] if error["loc"] else "?"
+    why = str(error["ctx"]["error"]) if error["type"] == "value_error" else error["msg"]
+    return f"setting {key!r}: {why[:1].lower()}{why[1:]}, got {error['input']!r}"
 
 
 def settings_path() -> Path:
@@ -106,41 +182,26 @@ def settings_path() -> Path:
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, list[str]]:
-    """Settings from disk and the problems found. A missing file gives defaults;
-    a corrupt one gives defaults plus a message, and is left untouched on disk."""
+    """Settings from disk and the problems found. A missing file gives defaults; a corrupt
+    one gives defaults plus a message, and is left untouched on disk; a bad value gives its
+    default and a message naming it, the other values are kept."""
     path = path or settings_path()
     try:
-        raw = path.read_text(encoding="utf-8")
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return Settings(), []
-    try:
-        data = json.loads(raw)
-        if not isinstance(data, dict):
-            raise SettingsError("the file does not hold a JSON object")
-        settings = Settings.from_dict(data)
-    except (json.JSONDecodeError, SettingsError) as exc:
+    except json.JSONDecodeError as exc:
         return Settings(), [f"{path} could not be read ({exc}); using defaults until you save"]
-    return settings, settings.problems()
+    if not isinstance(data, dict):
+        return Settings(), [f"{path} does not hold a JSON object; using defaults until you save"]
+    settings, problems = Settings.salvage(data)
+    defaulted = [f"{path}: {problem}; using the default until you save" for problem in problems]
+    return settings, defaulted + settings.problems()
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
-    """Validate, then write atomically: a crash mid-save never leaves half a file."""
-    settings.validate()
+    """Check, then write atomically: a crash mid-save never leaves half a file."""
+    settings.check_usable()
     path = path or settings_path()
-    atomic_write_json(path, settings.to_dict())
+    paths.atomic_write_json(path, settings.to_dict())
     return path
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -36,7 +36,8 @@ import jsonschema
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from app.llm.base import Message, ModelRequest, ToolCallChunk, ToolSpec
+from app.core.backend import ModelRequest, ToolCallChunk
+from app.core.messages import Message, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions
 from bench._bfcl_server import entries, shard_of
 from bench._doc import load_average

@@ -102,7 +102,8 @@ async def ask(engine: Any, question: Question) -> Run:
 
 def scripted_steps(questions: Sequence[Question]) -> list[list[Any]]:
     """For the harness test: every third answer first makes a number up, every fifth never stops."""
-    from app.llm.base import ToolCall, ToolCallChunk
+    from app.core.backend import ToolCallChunk
+    from app.core.messages import ToolCall
 
     steps: list[list[Any]] = []
     for index, q in enumerate(questions):

@@ -18,7 +18,8 @@ import time
 from google import genai
 from google.genai import types
 
-from app.llm.base import Message, ModelRequest
+from app.core.backend import ModelRequest
+from app.core.messages import Message
 from app.llm.gemini import GeminiBackend
 from tests.llm import gemini_fixture as g
 

@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.llm.base import Message, ModelRequest, TextChunk, ToolSpec
+from app.core.backend import ModelRequest, TextChunk
+from app.core.messages import Message, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions
 from bench._doc import load_average
 

@@ -41,10 +41,11 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QApplication, QTreeView
 
 from app.core import events as ev
+from app.core.backend import Backend, BackendError, StepDone, ThoughtChunk, ToolCallChunk
+from app.core.messages import ToolCall
 from app.core.provenance import CalculonVerifier
 from app.core.trace import TraceStore
 from app.engine import Engine
-from app.llm.base import Backend, BackendError, StepDone, ThoughtChunk, ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings
 from app.ui.gc_guard import MainThreadCollector

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the real imports wait until the display and folders are set up
     from PySide6.QtWidgets import QApplication, QWidget
 
+    from app.core.backend import Chunk
     from app.engine import Engine
-    from app.llm.base import Chunk
     from app.ui.main_window import MainWindow
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,8 @@ def isolate(folder: Path) -> Path:
 
 
 def script() -> list[list[Chunk | str]]:
-    from app.llm.base import ThoughtChunk, ToolCall, ToolCallChunk
+    from app.core.backend import ThoughtChunk, ToolCallChunk
+    from app.core.messages import ToolCall
 
     def call(n: int, tool: str, **arguments: object) -> ToolCallChunk:
         return ToolCallChunk(ToolCall(f"c{n}", tool, arguments))

@@ -1,10 +1,13 @@
-"""Every test gets fresh, empty config and cache folders of its own."""
+"""Every test gets fresh, empty config and cache folders of its own, and fails if it leaves a
+thread or a child process running (:mod:`tests.leaks`)."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+
+from tests.leaks import no_leftovers  # noqa: F401  (an autouse fixture, registered by import)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from app import cli
-from app.cli import commands
+from app.cli import commands, output
+from app.core import events as ev
+from app.core.backend import BackendError, ToolCallChunk
+from app.core.messages import ToolCall
 from app.llm import registry
-from app.llm.base import BackendError, ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import ServerEntry
 from tests.mcp.helpers import script_entry
@@ -173,6 +175,19 @@ def test_ask_flags_override_the_saved_settings(tmp_path):
     args = cli.build_parser().parse_args(["ask", "hi", "--backend", "gemini", "--model", "gemini-x"])
     settings = commands.ask_settings(args)
     assert (settings.backend, settings.gemini_model, settings.strict) == ("gemini", "gemini-x", True)
+
+
+def test_backend_choices_on_the_command_line_come_from_the_registry(monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["ask", "hi", "--backend", "plugin"])
+    assert "--backend {local,gemini}" in capsys.readouterr().err
+    monkeypatch.setitem(registry._FACTORIES, "plugin", "somewhere:create_backend")
+    assert cli.build_parser().parse_args(["ask", "hi", "--backend", "plugin"]).backend == "plugin"
+
+
+def test_a_server_log_prints_as_one_line_naming_server_and_level():
+    logged = ev.ServerLog(server="logs", level="warning", message="disk\nnearly full")
+    assert output.describe(logged) == "server logs log (warning): disk nearly full"
 
 
 def test_missing_model_file_is_a_usage_error(capsys):

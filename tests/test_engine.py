@@ -10,9 +10,10 @@ import pytest
 
 from app.core import events as ev
 from app.core import prompts
+from app.core.backend import BackendError, ToolCallChunk
+from app.core.messages import ToolCall
 from app.engine import Engine
 from app.llm import registry
-from app.llm.base import BackendError, ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import ConfigError
 from app.settings import Settings
@@ -45,7 +46,7 @@ def use_backend(monkeypatch):
             return backend
 
         monkeypatch.setitem(registry._FACTORIES, "under-test", factory)
-        return Settings(backend="under-test")  # type: ignore[arg-type]
+        return Settings(backend="under-test")
 
     install.built = built  # type: ignore[attr-defined]
     return install
@@ -129,8 +130,11 @@ async def test_backend_that_cannot_load_raises_and_reports_why(servers_file, use
     assert not any(isinstance(e, ev.TurnStarted) for e in log.events)
 
 
-async def test_unknown_backend_is_a_backend_error(servers_file):
-    engine = Engine(Settings(backend="nonesuch"), servers_path=servers_file)  # type: ignore[arg-type]
+async def test_a_backend_gone_from_the_registry_is_a_backend_error(servers_file, monkeypatch):
+    monkeypatch.setitem(registry._FACTORIES, "nonesuch", "app.llm.nonesuch:create_backend")
+    settings = Settings(backend="nonesuch")
+    monkeypatch.delitem(registry._FACTORIES, "nonesuch")  # settings checked, then the plugin went away
+    engine = Engine(settings, servers_path=servers_file)
     with pytest.raises(BackendError, match="Unknown backend 'nonesuch'"):
         await engine.ensure_backend()
     await engine.aclose()

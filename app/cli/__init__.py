@@ -18,6 +18,8 @@ import logging
 import sys
 from pathlib import Path
 
+from app.llm.registry import backend_names
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
 
 
@@ -52,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ask = commands.add_parser("ask", help="run one turn and print the answer")
     ask.add_argument("prompt", metavar="PROMPT")
-    ask.add_argument("--backend", choices=("local", "gemini"), help="override the configured backend")
+    ask.add_argument("--backend", choices=backend_names(), help="override the configured backend")
     ask.add_argument("--model", metavar="PATH", help="GGUF file (local) or model name (gemini)")
     ask.add_argument("--json", action="store_true", help="print the turn as JSON on stdout")
     ask.add_argument(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import json
 import os
 import sys
@@ -128,9 +127,9 @@ def _server_named_in(args: argparse.Namespace) -> str:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from app.__main__ import _serve
+    from app.servers import serve_command
 
-    return _serve(args.name)
+    return serve_command(args.name)
 
 
 # --- ask ----------------------------------------------------------------
@@ -149,8 +148,8 @@ def ask_settings(args: argparse.Namespace) -> Settings:
     if args.model:
         backend = changes.get("backend", settings.backend)
         changes["gemini_model" if backend == "gemini" else "model_path"] = args.model
-    settings = dataclasses.replace(settings, **changes)
-    settings.validate()
+    settings = Settings.from_dict({**settings.to_dict(), **changes})
+    settings.check_usable()
     return settings
 
 
@@ -159,8 +158,8 @@ def ask(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    from app.core.backend import BackendError
     from app.engine import Engine
-    from app.llm.base import BackendError
 
     engine = Engine.from_settings(settings, servers_path=args.config, sink=output.EventPrinter(sys.stderr))
     try:

@@ -157,4 +157,5 @@ _DESCRIBERS: dict[type, Any] = {
     ev.TurnFinished: _finished,
     ev.ModelLoading: _loading,
     ev.ServerStateChanged: _server,
+    ev.ServerLog: lambda e: f"server {e.server} log ({e.level}): {_clip(e.message)}",
 }

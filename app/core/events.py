@@ -1,7 +1,7 @@
 """Typed engine events.
 
 Every event is a small frozen dataclass that serialises to a JSON object with a
-``kind`` field, so a run can be stored, exported and replayed. The engine emits
+``kind`` field, so a run can be stored and exported. The engine emits
 them; the window, the CLI and the trace store only consume them.
 """
 
@@ -27,9 +27,6 @@ def deliver(sinks: list[EventSink], event: Event) -> None:
             logger.exception("event sink failed on %s", event.kind)
 
 
-_KINDS: dict[str, type[Event]] = {}
-
-
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Event:
     """Base of all engine events; ``turn_id`` is empty for events outside a turn."""
@@ -38,21 +35,9 @@ class Event:
     turn_id: str = ""
     ts: float = dataclasses.field(default_factory=time.time)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        _KINDS[cls.kind] = cls
-
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
         return {"kind": self.kind, **data}
-
-
-def event_from_dict(data: Mapping[str, Any]) -> Event:
-    """Rebuild an event from :meth:`Event.to_dict` output."""
-    cls = _KINDS[data["kind"]]
-    names = {f.name for f in dataclasses.fields(cls)}
-    values = {k: _tupled(v) for k, v in data.items() if k in names}
-    return cls(**values)
 
 
 def _jsonable(value: Any) -> Any:
@@ -60,13 +45,6 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
-    return value
-
-
-def _tupled(value: Any) -> Any:
-    # Sequences come back as tuples so a round-tripped event equals the original.
-    if isinstance(value, list):
-        return tuple(_tupled(v) for v in value)
     return value
 
 
@@ -203,3 +181,14 @@ class ServerStateChanged(Event):
     pid: int | None = None
     tool_count: int = 0
     last_error: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServerLog(Event):
+    """A log message an MCP server sent (``notifications/message``)."""
+
+    kind: ClassVar[str] = "server_log"
+    server: str
+    level: str  # debug, info, notice, warning, error, critical, alert, emergency
+    logger: str = ""
+    message: str

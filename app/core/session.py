@@ -21,7 +21,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.core import events as ev
+from app.core.backend import (
+    Backend,
+    BackendError,
+    ModelRequest,
+    StepDone,
+    TextChunk,
+    ThoughtChunk,
+    ToolCallChunk,
+)
 from app.core.echo import EchoDetector
+from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.toolrun import CallRecord, ToolRunner
 from app.core.tools import (
     USER_SOURCE,
@@ -32,19 +42,6 @@ from app.core.tools import (
     ToolInfo,
     ToolProvider,
     ToolSelector,
-)
-from app.core.trace import TraceStore
-from app.llm.base import (
-    Backend,
-    BackendError,
-    Message,
-    ModelRequest,
-    StepDone,
-    TextChunk,
-    ThoughtChunk,
-    ToolCall,
-    ToolCallChunk,
-    ToolSpec,
 )
 
 logger = logging.getLogger(__name__)
@@ -119,9 +116,8 @@ class ChatSession:
         self.selector = selector
         self.runner = ToolRunner(tools, approve)
         self.history: list[Message] = []
-        self.trace = TraceStore()
         self._sources: list[Source] = []  # user words and tool results: what may back a number
-        self._sinks: list[ev.EventSink] = [self.trace.apply]
+        self._sinks: list[ev.EventSink] = []
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
 

@@ -7,15 +7,14 @@ the model as an error result it can correct, and to the trace as a failed call.
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
 
+from app.core.messages import ToolCall
 from app.core.tools import ApprovalPolicy, ToolInfo, ToolProvider, ToolResult
-from app.llm.base import ToolCall
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +104,3 @@ def _int_text(value: int) -> str:
     with decimal.localcontext() as ctx:
         ctx.prec = decimal.MAX_PREC
         return str(decimal.Decimal(value))
-
-
-def arguments_text(arguments: Mapping[str, Any]) -> str:
-    return json.dumps(dict(arguments), ensure_ascii=False, sort_keys=True)

@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from app.llm.base import Backend, BackendError
+from app.core.backend import Backend, BackendError
 
 BackendFactory = Callable[..., Backend]
 
@@ -20,13 +20,8 @@ _FACTORIES: dict[str, str | BackendFactory] = {
 }
 
 
-def register_backend(name: str, factory: str | BackendFactory) -> None:
-    """Add a backend: a callable or a ``module:attribute`` path to one."""
-    _FACTORIES[name] = factory
-
-
 def backend_names() -> list[str]:
-    return sorted(_FACTORIES)
+    return list(_FACTORIES)  # registration order: the built-in default first
 
 
 def create_backend(name: str, **options: Any) -> Backend:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 
-from app.llm.base import Chunk, ModelRequest, ProgressCallback, StepDone, TextChunk
+from app.core.backend import Chunk, ModelRequest, ProgressCallback, StepDone, TextChunk
 
 
 class ScriptedBackend:

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from app import paths
-from app.settings import atomic_write_json
 
 SELF_COMMAND = "calculon"  # stands for the running Calculon executable
 DEFAULT_BUNDLED = ("calculator", "converter", "clock")
@@ -133,7 +132,7 @@ def load_config(path: Path | None = None) -> ServersConfig:
 
 
 def save_config(config: ServersConfig) -> Path:
-    atomic_write_json(config.path, config.to_json())
+    paths.atomic_write_json(config.path, config.to_json())
     return config.path
 
 

@@ -5,8 +5,12 @@ then waits: for the child to die, a restart or stop request, or a timed-out
 call that makes the server suspect. When a session ends unexpectedly it
 restarts with capped exponential backoff, and gives up ("failed") after too
 many failures in a row. It never raises; the last error and the stderr tail
-say what went wrong. Calls run in the caller's task on the live client, so
-the supervisor adds no hop to a call's round trip.
+say what went wrong.
+
+What the server may tell or ask the client goes through the :class:`ClientHandlers`
+the supervisor gives it (:mod:`app.mcp.handlers`), and tool calls run in the
+caller's task on the client this owner lends (:mod:`app.mcp.calls`), so the
+supervisor adds no hop to a call's round trip.
 """
 
 from __future__ import annotations
@@ -16,17 +20,15 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 import mcp_types
-import pydantic
 from mcp import Client, MCPError
 
-from app.core.tools import ToolResult
 from app.mcp.config import ServerEntry
+from app.mcp.handlers import ClientHandlers
 from app.mcp.lifecycle import (
     DOWN,
     Backoff,
@@ -40,18 +42,16 @@ from app.mcp.lifecycle import (
     file_safe,
     stderr_hint,
 )
-from app.mcp.results import tool_result
 from app.mcp.transport import StdioTransport
 
 logger = logging.getLogger(__name__)
 
 _CLIENT_INFO = mcp_types.Implementation(name="calculon", version="0.1")
-_ON_PURPOSE = {"stop": "stopped", "restart": "restarted", "stuck": "restarted"}
 
 
 class ServerConnection:
-    """One server. :meth:`run` is the body of its owner task; :meth:`call` runs a tool
-    from any task. Every state change is reported through ``on_change(self)``."""
+    """One server. :meth:`run` is the body of its owner task; :meth:`live_client` lends
+    the client to a call in any task. Every state change is reported through ``on_change(self)``."""
 
     def __init__(
         self,
@@ -61,8 +61,10 @@ class ServerConnection:
         limits: Limits | None = None,
         backoff: Backoff | None = None,
         log_dir: Path | None = None,
+        handlers: ClientHandlers | None = None,
     ) -> None:
         self.entry, self.name = entry, entry.name
+        self.handlers = handlers or ClientHandlers()
         self.on_change = on_change
         self.limits = limits or Limits()
         self.backoff = backoff or Backoff()
@@ -169,7 +171,7 @@ class ServerConnection:
 
     async def _connect(self, stack: contextlib.AsyncExitStack) -> Client:
         began = time.perf_counter()
-        client = Client(self._open_transport(), client_info=_CLIENT_INFO)
+        client = Client(self._open_transport(), client_info=_CLIENT_INFO, **self.handlers.client_options())
         await stack.enter_async_context(client)
         self.timing.spawned = self._transport.spawn_s if self._transport else 0.0
         self.timing.connected = time.perf_counter() - began
@@ -263,26 +265,19 @@ class ServerConnection:
             await self._wake.wait()
             self._wake.clear()
 
-    # --- calls, in the caller's task ---
+    # --- lent to calls, in the caller's task ---
 
-    async def call(self, tool: str, arguments: Mapping[str, Any]) -> ToolResult:
-        client = await self._live_client()
-        if client is None:
-            return ToolResult(self.unavailable(), is_error=True)
-        transport = self._transport  # the owner may replace it while we wait
-        try:
-            limit = self.limits.tool_timeout_s
-            result = await client.call_tool(tool, dict(arguments), read_timeout_seconds=limit)
-        except MCPError as exc:
-            return await self._call_error(tool, exc, transport)
-        except pydantic.ValidationError as exc:
-            return ToolResult(f"tool {tool} on server {self.name} returned a malformed result: {exc}", True)
-        except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            # The owner closed this client between our lookup and the send (a restart or stop).
-            return ToolResult(f"the connection to server {self.name} closed before tool {tool} ran", True)
-        return tool_result(result)
+    @property
+    def transport(self) -> StdioTransport | None:
+        return self._transport
 
-    async def _live_client(self) -> Client | None:
+    @property
+    def ended(self) -> str:
+        """Why the current session is ending (stop, restart, died, lost, stuck), once the owner knows."""
+        return self._ended
+
+    async def live_client(self) -> Client | None:
+        """The ready client; while the server (re)starts, wait for it up to the tool timeout."""
         if self._client is not None:  # the common case, kept free of timers
             return self._client
         with anyio.move_on_after(self.limits.tool_timeout_s):
@@ -290,32 +285,20 @@ class ServerConnection:
                 await self._ready.wait()
         return self._client
 
+    def report_suspect(self) -> None:
+        """A call timed out: the owner checks whether the server still answers."""
+        self._suspect = True
+        self._wake.set()
+
+    def report_lost(self) -> None:
+        """A call saw the connection close while the child lives on: the owner restarts it."""
+        self._lost = True
+        self._wake.set()
+
     def unavailable(self) -> str:
         """Why calls cannot run now, for an error result."""
         why = f": {self.last_error}" if self.last_error else ""
         return f"server {self.name} is not available ({self.state}){why}"
-
-    async def _call_error(self, tool: str, exc: MCPError, transport: StdioTransport | None) -> ToolResult:
-        code = exc.error.code
-        if code == mcp_types.REQUEST_TIMEOUT:
-            self._suspect = True
-            self._wake.set()
-            limit = self.limits.tool_timeout_s
-            return ToolResult(f"tool {tool} on server {self.name} did not answer within {limit:g} s", True)
-        if code == mcp_types.CONNECTION_CLOSED:
-            return ToolResult(await self._closed_during(tool, transport), True)
-        return ToolResult(f"server {self.name} rejected {tool}: {exc.error.message}", True)
-
-    async def _closed_during(self, tool: str, transport: StdioTransport | None) -> str:
-        if self._ended in _ON_PURPOSE:
-            return f"server {self.name} was {_ON_PURPOSE[self._ended]} while running tool {tool}" + (
-                f": {self.last_error}" if self.last_error else ""
-            )
-        if transport is None or await transport.wait_exited(2.0) is None:
-            self._lost = True
-            self._wake.set()
-            return f"the connection to server {self.name} closed while running tool {tool}"
-        return f"{exit_message(self.name, transport)} while running tool {tool}" + stderr_hint(transport)
 
     def _set_state(self, state: str) -> None:
         self.state = state

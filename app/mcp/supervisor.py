@@ -1,32 +1,39 @@
 """The supervisor: every configured MCP server, started in parallel and kept alive.
 
 It is the engine's :class:`app.core.tools.ToolProvider`. Each server has one
-:class:`ServerConnection` owner task (state machine, restarts, backoff); this
-module starts and stops them, keeps the tool index in step with their tools,
+:class:`ServerConnection` owner task (state machine, restarts, backoff) and the
+:class:`ClientHandlers` this supervisor gives it for what the server tells or asks;
+this module starts and stops them, keeps the tool index in step with their tools,
 and publishes every state change as :class:`app.core.events.ServerStateChanged`.
 
-Events: ``ServerStateChanged(server, state, pid, tool_count, last_error)``.
+Events: ``ServerStateChanged(server, state, pid, tool_count, last_error)``, and
+whatever the handlers emit (``ServerLog`` from the default ones).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from app import paths
 from app.core import events as ev
 from app.core.tools import ToolInfo, ToolResult
+from app.mcp.calls import call_tool
 from app.mcp.config import ServerEntry, ServersConfig
 from app.mcp.connection import ServerConnection
+from app.mcp.handlers import ClientHandlers, server_handlers
 from app.mcp.index import ToolIndex
 from app.mcp.lifecycle import Backoff, Limits, ServerStatus
 
 logger = logging.getLogger(__name__)
 
 _OFFERED = ("starting", "ready", "crashed", "restarting")  # tools of these servers stay in the index
+
+# Builds one server's handlers from its name and the supervisor's event sink.
+HandlersFactory = Callable[[str, ev.EventSink], ClientHandlers]
 
 
 class Supervisor:
@@ -39,11 +46,13 @@ class Supervisor:
         probe_timeout_s: float = 5.0,
         backoff: Backoff | None = None,
         log_dir: Path | None = None,
+        handlers: HandlersFactory = server_handlers,
     ) -> None:
         self.entries = _entries(servers)
         self.limits = Limits(tool_timeout_s, connect_timeout_s, probe_timeout_s)
         self.backoff = backoff or Backoff()
         self.log_dir = log_dir if log_dir is not None else paths.log_dir()
+        self.handlers = handlers
         self.connections: dict[str, ServerConnection] = {}
         self.index = ToolIndex()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -73,6 +82,7 @@ class Supervisor:
             limits=self.limits,
             backoff=self.backoff,
             log_dir=self.log_dir,
+            handlers=self.handlers(entry.name, self._emit),
         )
         self.connections[entry.name] = connection
         self._tasks[entry.name] = asyncio.create_task(connection.run(), name=f"mcp-server-{entry.name}")
@@ -170,7 +180,7 @@ class Supervisor:
         info = self.index.resolve(name)
         if info is None:
             return ToolResult(self._explain_missing(name), is_error=True)
-        return await self.connections[info.server].call(info.tool, arguments)
+        return await call_tool(self.connections[info.server], info.tool, arguments)
 
     def _explain_missing(self, name: str) -> str:
         server, dot, _ = name.partition(".")

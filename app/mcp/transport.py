@@ -78,9 +78,6 @@ class StdioTransport:
             await self._exited.wait()
         return self.returncode if self._exited.is_set() else None
 
-    def stderr_text(self, lines: int = 20) -> str:
-        return "\n".join(list(self.stderr_tail)[-lines:])
-
     # --- the Transport protocol ---
 
     async def __aenter__(self) -> tuple[Any, Any]:

@@ -8,6 +8,7 @@ package imports nothing heavy, so ``python -m app.servers.calculator`` and
 from __future__ import annotations
 
 import importlib
+import sys
 
 BUNDLED: dict[str, str] = {
     "calculator": "app.servers.calculator",
@@ -30,3 +31,13 @@ def serve(name: str) -> None:
         known = ", ".join(sorted(BUNDLED))
         raise UnknownServerError(f"no bundled server named {name!r}; the bundled servers are: {known}")
     importlib.import_module(module_path).main()
+
+
+def serve_command(name: str) -> int:
+    """``calculon serve NAME``: serve until the client hangs up (0), or explain an unknown name (2)."""
+    try:
+        serve(name)
+    except UnknownServerError as exc:
+        print(f"calculon serve: {exc}", file=sys.stderr)
+        return 2
+    return 0

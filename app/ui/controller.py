@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from app.core import events as ev
-from app.llm.base import BackendError
+from app.core.backend import BackendError
 from app.ui.event_bridge import EventBridge
 
 logger = logging.getLogger(__name__)

@@ -19,8 +19,8 @@ import qasync
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.core import events as ev
+from app.core.backend import BackendError
 from app.engine import Engine
-from app.llm.base import BackendError
 from app.mcp.config import ConfigError, load_config
 from app.mcp.retrieval.meter import schema_tokens  # here, not in the handler: a first import stalls a step
 from app.settings import Settings, load_settings

@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.mcp.config import ServersConfig, save_config
-from app.settings import Settings, SettingsError, save_settings
+from app.settings import Settings, save_settings
 from app.ui import secrets_ui, theme
 from app.ui.gpu import probe_gpu
 from app.ui.servers_table import ServersTable
-from app.ui.settings_form import SettingsForm, field_ui
+from app.ui.settings_form import SettingsForm
 
 TABS = ("General", "Local model", "Gemini", "Tools")
 GpuProbe = Callable[[], Awaitable[str]]
@@ -80,12 +80,12 @@ class SettingsDialog(QDialog):
         self.tabs = QTabWidget(self)
         forms = {name: QFormLayout() for name in TABS}
         for name, editor in self.form.editors.items():
-            ui = field_ui(name)
-            form = forms.setdefault(ui.tab, QFormLayout())
+            spec = self.form.specs[name]
+            form = forms.setdefault(spec.tab, QFormLayout())
             row = self._with_browse(editor) if name == "model_path" else editor
-            form.addRow("" if isinstance(editor, QCheckBox) else ui.label, row)
-            if ui.hint and not isinstance(editor, QCheckBox):
-                form.addRow("", _plain(ui.hint, self))
+            form.addRow("" if isinstance(editor, QCheckBox) else spec.label, row)
+            if spec.hint and not isinstance(editor, QCheckBox):
+                form.addRow("", _plain(spec.hint, self))
         forms["Local model"].addRow("GPU", self.gpu_label)
         self._key_rows(forms["Gemini"])
         for name, form in forms.items():
@@ -125,12 +125,9 @@ class SettingsDialog(QDialog):
     # --- validation and saving ---
 
     def candidate(self) -> tuple[Settings | None, list[str]]:
-        """The settings as edited, and every problem with them."""
-        try:
-            settings = Settings.from_dict(self.form.values())
-        except SettingsError as exc:
-            return None, [str(exc)]
-        return settings, settings.problems()
+        """The settings as edited (None when a value is invalid), and every problem with them."""
+        settings, invalid = Settings.salvage(self.form.values())
+        return (None if invalid else settings), invalid + settings.problems()
 
     def check(self) -> list[str]:
         _, problems = self.candidate()

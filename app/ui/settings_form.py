@@ -1,14 +1,14 @@
-"""Form fields generated from :class:`app.settings.Settings`.
+"""Form fields generated from the JSON schema of :class:`app.settings.Settings`.
 
-Each dataclass field gets an editor chosen by its type (choice, switch,
-number, text, list); a small table adds labels, ranges and which tab a field
-belongs on. A field added to ``Settings`` later shows up here by itself.
+Each property gets an editor chosen by its schema (an ``enum``: a choice; boolean:
+a switch; integer and number: spin boxes over its bounds; array: a comma-separated
+list; otherwise text), labelled with its title, hinted with its description and put
+on the tab the schema names. A field added to ``Settings`` shows up here by itself.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import typing
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -16,42 +16,48 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 
 from app.settings import Settings
 
+UNBOUNDED = 1_000_000  # a spin box needs some upper bound where the schema gives none
+NUMBER_STEP = 0.01  # a QDoubleSpinBox's resolution (two decimals): how far above an exclusive minimum
+
 
 @dataclasses.dataclass(frozen=True)
-class FieldUI:
+class FieldSpec:
+    """One setting as the dialog shows it, read from the settings' JSON schema."""
+
+    name: str
     tab: str
     label: str
-    hint: str = ""
+    hint: str
+    kind: str  # choice, switch, integer, number, list or text
     low: float = 0
-    high: float = 1_000_000
+    high: float = UNBOUNDED
+    choices: tuple[str, ...] = ()
 
 
-FIELDS: dict[str, FieldUI] = {
-    "backend": FieldUI("General", "Backend", "Where the model runs: on this machine, or Google Gemini."),
-    "strict": FieldUI("General", "Calculon mode", "Check every number in an answer against tool results."),
-    "max_rounds": FieldUI("General", "Max steps per turn", low=1, high=100),
-    "model_path": FieldUI("Local model", "GGUF file", "Empty: the bundled default model."),
-    "n_gpu_layers": FieldUI("Local model", "GPU layers", "0 = CPU only, -1 = every layer.", low=-1, high=999),
-    "n_ctx": FieldUI("Local model", "Context size (tokens)", low=256, high=1_048_576),
-    "n_threads": FieldUI("Local model", "Threads", "0 = let llama.cpp choose.", low=0, high=512),
-    "gemini_model": FieldUI("Gemini", "Model name"),
-    "tool_threshold": FieldUI(
-        "Tools", "Offer all tools up to", "Above this many, offer only the best matches."
-    ),
-    "top_k": FieldUI("Tools", "Best matches offered", low=1, high=100),
-    "pinned_tools": FieldUI("Tools", "Always offer", "Comma-separated tool names."),
-    "tool_encoder": FieldUI(
-        "Tools",
-        "Matching",
-        "static: under a millisecond per step. contextual: the full embedding model,"
-        " a little more accurate, about 15 ms per step on one core.",
-    ),
-    "tool_timeout_s": FieldUI("Tools", "Tool timeout (s)", low=0.1, high=3600),
-}
+_KINDS = {"boolean": "switch", "integer": "integer", "number": "number", "array": "list"}
 
 
-def field_ui(name: str) -> FieldUI:
-    return FIELDS.get(name) or FieldUI("General", name.replace("_", " ").capitalize())
+def field_specs() -> list[FieldSpec]:
+    """Every setting in declaration order; choices are the registries' at this moment."""
+    properties: dict[str, dict[str, Any]] = Settings.model_json_schema()["properties"]
+    return [_spec(name, prop) for name, prop in properties.items()]
+
+
+def _spec(name: str, prop: dict[str, Any]) -> FieldSpec:
+    if "exclusiveMinimum" in prop:
+        low = prop["exclusiveMinimum"] + (NUMBER_STEP if prop.get("type") == "number" else 1)
+    else:
+        low = prop.get("minimum", 0)
+    return FieldSpec(
+        name,
+        tab=prop.get("tab", "General"),
+        label=prop.get("title", name),
+        hint=prop.get("description", ""),
+        kind="choice" if "enum" in prop else _KINDS.get(prop.get("type", ""), "text"),
+        low=low,
+        high=prop.get("maximum", UNBOUNDED),
+        choices=tuple(str(choice) for choice in prop.get("enum", ())),
+    )
 
 
 class SettingsForm(QObject):
@@ -65,34 +71,31 @@ class SettingsForm(QObject):
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
-        hints = typing.get_type_hints(Settings)
-        self.editors: dict[str, QWidget] = {}
-        for field in dataclasses.fields(Settings):
-            self.editors[field.name] = self._editor(field.name, hints[field.name], parent)
+        self.specs = {spec.name: spec for spec in field_specs()}
+        self.editors = {name: self._editor(spec, parent) for name, spec in self.specs.items()}
 
-    def _editor(self, name: str, hint: Any, parent: QWidget) -> QWidget:
-        ui = field_ui(name)
+    def _editor(self, spec: FieldSpec, parent: QWidget) -> QWidget:
         editor: QWidget
-        if typing.get_origin(hint) is typing.Literal:
+        if spec.kind == "choice":
             editor = QComboBox(parent)
-            editor.addItems([str(choice) for choice in typing.get_args(hint)])
+            editor.addItems(list(spec.choices))
             editor.currentIndexChanged.connect(self.changed)
-        elif hint is bool:
-            editor = QCheckBox(ui.label, parent)
+        elif spec.kind == "switch":
+            editor = QCheckBox(spec.label, parent)
             editor.toggled.connect(self.changed)
-        elif hint is int:
+        elif spec.kind == "integer":
             editor = QSpinBox(parent)
-            editor.setRange(int(ui.low), int(ui.high))
+            editor.setRange(int(spec.low), int(spec.high))
             editor.valueChanged.connect(self.changed)
-        elif hint is float:
+        elif spec.kind == "number":
             editor = QDoubleSpinBox(parent)
-            editor.setRange(ui.low, ui.high)
+            editor.setRange(spec.low, spec.high)
             editor.valueChanged.connect(self.changed)
-        else:  # str and list[str]
+        else:  # text, and lists as comma-separated text
             editor = QLineEdit(parent)
             editor.textChanged.connect(self.changed)
-        editor.setObjectName(name)
-        editor.setToolTip(ui.hint)
+        editor.setObjectName(spec.name)
+        editor.setToolTip(spec.hint)
         return editor
 
     def write(self, settings: Settings) -> None:
@@ -100,7 +103,7 @@ class SettingsForm(QObject):
             _set_value(editor, getattr(settings, name))
 
     def values(self) -> dict[str, Any]:
-        return {name: _get_value(editor) for name, editor in self.editors.items()}
+        return {name: _get_value(editor, self.specs[name]) for name, editor in self.editors.items()}
 
 
 def _set_value(editor: QWidget, value: Any) -> None:
@@ -114,7 +117,7 @@ def _set_value(editor: QWidget, value: Any) -> None:
         editor.setText(", ".join(value) if isinstance(value, list) else str(value))
 
 
-def _get_value(editor: QWidget) -> Any:
+def _get_value(editor: QWidget, spec: FieldSpec) -> Any:
     if isinstance(editor, QComboBox):
         return editor.currentText()
     if isinstance(editor, QCheckBox):
@@ -122,11 +125,6 @@ def _get_value(editor: QWidget) -> Any:
     if isinstance(editor, QSpinBox | QDoubleSpinBox):
         return editor.value()
     assert isinstance(editor, QLineEdit)
-    if editor.objectName() in _LIST_FIELDS:
+    if spec.kind == "list":
         return [part.strip() for part in editor.text().split(",") if part.strip()]
     return editor.text()
-
-
-_LIST_FIELDS = {
-    name for name, hint in typing.get_type_hints(Settings).items() if typing.get_origin(hint) is list
-}

@@ -9,9 +9,10 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 
 from app.core import events as ev
+from app.core.backend import Chunk, ToolCallChunk
+from app.core.messages import ToolCall
 from app.core.session import ChatSession
 from app.core.tools import CheckResult, Source
-from app.llm.base import Chunk, ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.mcp.supervisor import Supervisor
 from tests.mcp.helpers import EventLog, script_entry

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.llm.base import ModelRequest, StepDone, ToolSpec
+from app.core.backend import ModelRequest, StepDone
+from app.core.messages import ToolSpec
 from app.llm.local import LocalBackend, LocalOptions
 
 _SHARED: dict[str, LocalBackend] = {}

@@ -9,18 +9,17 @@ from collections.abc import AsyncIterator, Iterator
 import anyio
 import pytest
 
-from app.llm.base import (
+from app.core.backend import (
     Backend,
     BackendError,
     Chunk,
-    Message,
     ModelRequest,
     StepDone,
     TextChunk,
     ThoughtChunk,
     ToolCallChunk,
-    ToolSpec,
 )
+from app.core.messages import Message, ToolSpec
 from app.llm.gemini import GeminiBackend
 from app.llm.gemini.failures import DEFAULT_RETRY_S
 from app.llm.registry import create_backend

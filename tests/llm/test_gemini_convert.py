@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from google.genai import types
 
-from app.llm.base import Message, ModelRequest, ToolCall, ToolSpec
+from app.core.backend import ModelRequest
+from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.gemini.convert import build_config, build_contents
 
 ADD_SCHEMA = {

@@ -10,6 +10,7 @@ import pytest
 
 from app.core import events as ev
 from app.core.session import ChatSession, TurnOutcome
+from app.core.trace import TraceStore
 from app.llm.gemini import GeminiBackend
 from tests.llm import gemini_fixture as g
 from tests.llm.gemini_tools import ChildServerTools
@@ -130,6 +131,8 @@ async def test_quota_error_is_announced_then_retried_after_the_servers_delay(ses
     ids=["401", "500", "broken-stream", "safety", "empty-candidate"],
 )
 async def test_a_failed_turn_shows_the_error_and_keeps_earlier_history(session, wire, reply, category, words):
+    trace = TraceStore()  # as the window keeps it: built from the session's events
+    session.subscribe(trace.apply)
     wire.script(g.answer("Hello."), reply)
     await turn(session, "Hi")
     before = list(session.history)
@@ -141,8 +144,8 @@ async def test_a_failed_turn_shows_the_error_and_keeps_earlier_history(session, 
     assert outcome.error == error.message
     assert of_kind(outcome, ev.TurnFinished)[0].failed
     assert session.history == before
-    errors = [n for n in session.trace.walk() if n.kind == "error"]
-    assert [n.status for n in session.trace.roots] == ["ok", "error"]
+    errors = [n for n in trace.walk() if n.kind == "error"]
+    assert [n.status for n in trace.roots] == ["ok", "error"]
     assert len(errors) == 1 and words in errors[0].details()
 
 

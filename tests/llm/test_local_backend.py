@@ -11,7 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from app.llm.base import BackendError, Message, ModelRequest, StepDone, TextChunk, ToolCallChunk, ToolSpec
+from app.core.backend import BackendError, ModelRequest, StepDone, TextChunk, ToolCallChunk
+from app.core.messages import Message, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions, priority
 from app.llm.registry import create_backend
 from app.settings import Settings

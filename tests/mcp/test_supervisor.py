@@ -11,30 +11,9 @@ import anyio
 import pytest
 
 from app.mcp.config import ServerEntry
-from app.mcp.lifecycle import Backoff
-from app.mcp.supervisor import Supervisor
-from tests.mcp.helpers import SERVERS, EventLog, alive, script_entry, until, wait_until_dead
+from tests.mcp.helpers import QUICK, SERVERS, alive, script_entry, until, wait_until_dead
 
 pytestmark = pytest.mark.anyio
-
-QUICK = Backoff(first_s=0.05, cap_s=0.2, stable_s=60, max_failures=3)
-
-
-@pytest.fixture
-async def supervise():
-    """Build supervisors that are always closed, and check no process outlives them."""
-    made: list[Supervisor] = []
-
-    def build(*entries: ServerEntry, **options) -> tuple[Supervisor, EventLog]:
-        options.setdefault("backoff", QUICK)
-        supervisor, log = Supervisor(list(entries), **options), EventLog()
-        supervisor.subscribe(log)
-        made.append(supervisor)
-        return supervisor, log
-
-    yield build
-    for supervisor in made:
-        await supervisor.aclose()
 
 
 async def test_tools_of_every_server_are_listed_with_their_server(supervise):

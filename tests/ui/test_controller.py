@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from app.core import events as ev
-from app.llm.base import BackendError
+from app.core.backend import BackendError
 from app.ui.controller import ChatController
 from app.ui.main_window import MainWindow
 

@@ -12,8 +12,9 @@ from keyring.backends import fail
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from app.core.backend import ToolCallChunk
+from app.core.messages import ToolCall
 from app.engine import Engine
-from app.llm.base import ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings, save_settings
 from app.ui.controller import ChatController

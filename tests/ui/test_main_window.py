@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from app.core.backend import ThoughtChunk, ToolCallChunk
+from app.core.messages import ToolCall
 from app.core.session import ChatSession
-from app.llm.base import ThoughtChunk, ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.ui.bubbles import MarkdownBubble
 from app.ui.controller import ChatController

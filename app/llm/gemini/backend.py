@@ -13,7 +13,7 @@ from google import genai
 from google.genai import errors, types
 
 from app import secrets
-from app.llm.base import BackendError, Chunk, ModelRequest, ProgressCallback
+from app.core.backend import BackendError, Chunk, ModelRequest, ProgressCallback
 from app.llm.gemini.convert import build_config, build_contents
 from app.llm.gemini.failures import TRANSPORT_ERRORS, from_api_error, from_transport_error
 from app.llm.gemini.reply import CUT_OFF, StepAssembler
@@ -35,7 +35,7 @@ _FAILURES: tuple[type[BaseException], ...] = (errors.APIError, *_UNREADABLE, *TR
 
 
 class GeminiBackend:
-    """:class:`app.llm.base.Backend` over Gemini's streaming API.
+    """:class:`app.core.backend.Backend` over Gemini's streaming API.
 
     ``base_url`` is set on the client only when given, so the SDK's own
     ``GOOGLE_GEMINI_BASE_URL`` keeps working. ``timeout_s`` bounds each HTTP

@@ -14,7 +14,8 @@ from typing import Any
 
 from google.genai import types
 
-from app.llm.base import Message, ModelRequest, ToolSpec
+from app.core.backend import ModelRequest
+from app.core.messages import Message, ToolSpec
 
 
 def build_config(request: ModelRequest, *, include_thoughts: bool) -> types.GenerateContentConfig:

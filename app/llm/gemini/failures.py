@@ -13,7 +13,7 @@ from typing import Any
 
 from google.genai import errors
 
-from app.llm.base import BackendError
+from app.core.backend import BackendError
 from app.llm.gemini.reply import CUT_OFF
 
 DEFAULT_RETRY_S = 15.0  # when a 429 carries no RetryInfo

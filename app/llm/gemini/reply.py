@@ -12,7 +12,8 @@ import uuid
 
 from google.genai import types
 
-from app.llm.base import BackendError, Chunk, StepDone, TextChunk, ThoughtChunk, ToolCall, ToolCallChunk
+from app.core.backend import BackendError, Chunk, StepDone, TextChunk, ThoughtChunk, ToolCallChunk
+from app.core.messages import ToolCall
 
 _BLOCKED = {
     "SAFETY",

@@ -21,7 +21,7 @@ from typing import Any
 
 import llama_cpp
 
-from app.llm.base import BackendError, Chunk, ModelRequest, ProgressCallback
+from app.core.backend import BackendError, Chunk, ModelRequest, ProgressCallback
 from app.llm.local import catalog, model_file, priority
 from app.llm.local.decoder import DecodeResult
 from app.llm.local.formats import choose_format
@@ -57,7 +57,7 @@ class LocalOptions:
 
 
 class LocalBackend:
-    """The :class:`app.llm.base.Backend` for GGUF models.
+    """The :class:`app.core.backend.Backend` for GGUF models.
 
     Beyond the protocol: ``last_step`` (figures from the latest step), ``llama``
     (the loaded ``llama_cpp.Llama``) and ``prompt_text`` (the prompt a request

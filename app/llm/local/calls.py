@@ -12,8 +12,8 @@ import re
 import uuid
 from collections.abc import Sequence
 
+from app.core.messages import ToolCall, ToolSpec
 from app.core.toolrun import schema_error
-from app.llm.base import ToolCall, ToolSpec
 
 _NAME = re.compile(r'^\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"')
 

@@ -16,7 +16,7 @@ import importlib.metadata
 from collections.abc import Callable
 from pathlib import Path
 
-from app.llm.base import BackendError
+from app.core.backend import BackendError
 
 Progress = Callable[[float, str], None]
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from app.llm.base import Message, ToolCall, ToolSpec
+from app.core.messages import Message, ToolCall, ToolSpec
 
 CALL_OPEN = "<tool_call>"
 CALL_CLOSE = "</tool_call>"

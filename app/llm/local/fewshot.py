@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.llm.base import Message, ToolCall, ToolSpec
+from app.core.messages import Message, ToolCall, ToolSpec
 
 
 @dataclasses.dataclass(frozen=True)

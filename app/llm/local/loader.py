@@ -27,7 +27,7 @@ from typing import Any
 import llama_cpp
 import llama_cpp.llama_cpp as llama_c
 
-from app.llm.base import BackendError
+from app.core.backend import BackendError
 
 logger = logging.getLogger(__name__)
 native_logger = logging.getLogger("llama.cpp")

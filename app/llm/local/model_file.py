@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from app import paths
-from app.llm.base import BackendError
+from app.core.backend import BackendError
 from app.llm.local import catalog
 
 logger = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Literal
 
-from app.llm.base import TextChunk, ThoughtChunk
+from app.core.backend import TextChunk, ThoughtChunk
 from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
 from app.llm.local.sampling import GrammarSampler
 from app.llm.local.schema_grammar import THINK_CLOSE, THINK_OPEN, StepGrammar

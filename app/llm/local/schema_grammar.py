@@ -22,7 +22,7 @@ from typing import Any
 
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-from app.llm.base import ToolSpec
+from app.core.messages import ToolSpec
 from app.llm.local import backed
 from app.llm.local.backed import BackedForms
 from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN

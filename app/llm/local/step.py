@@ -23,16 +23,8 @@ from typing import Literal
 
 import llama_cpp
 
-from app.llm.base import (
-    BackendError,
-    Chunk,
-    Message,
-    ModelRequest,
-    StepDone,
-    ToolCall,
-    ToolCallChunk,
-    ToolSpec,
-)
+from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
+from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.backed import BackedForms, backed_forms
 from app.llm.local.calls import parse_call
 from app.llm.local.conversation import build_turns, flatten, message_groups

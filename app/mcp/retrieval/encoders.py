@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from app.mcp.retrieval.embed import MiniLMEncoder
 from app.mcp.retrieval.static import StaticEncoder
 
 EncoderKind = Literal["static", "contextual"]
+ENCODER_KINDS: tuple[EncoderKind, ...] = get_args(EncoderKind)  # the registry settings choose from
 
 
 class Encoder(Protocol):
@@ -38,8 +39,10 @@ _shared: dict[str, Encoder] = {}
 _lock = threading.Lock()
 
 
-def shared_encoder(kind: EncoderKind = "static") -> Encoder:
+def shared_encoder(kind: str = "static") -> Encoder:
     """One encoder of each kind per process; the static one distils from the shared contextual one."""
+    if kind not in ENCODER_KINDS:
+        raise ValueError(f"unknown tool encoder {kind!r}; choose one of {', '.join(ENCODER_KINDS)}")
     with _lock:
         contextual = _shared.setdefault("contextual", MiniLMEncoder())
         if kind == "static" and "static" not in _shared:

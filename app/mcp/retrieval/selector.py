@@ -14,13 +14,13 @@ import logging
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from app.core.tools import ToolInfo
-from app.mcp.retrieval.encoders import Encoder, EncoderKind, shared_encoder
+from app.mcp.retrieval.encoders import Encoder, shared_encoder
 from app.mcp.retrieval.index import QUERY_TOKENS, Scores, ToolIndex, build_index, index_key
-from app.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +36,23 @@ class Ranked:
     bm25: float
     dense: float
     pinned: bool = False
+
+
+class RetrievalSettings(Protocol):
+    """The settings retrieval follows (:class:`app.settings.Settings` has them), named here
+    so that tool retrieval does not depend on the settings module."""
+
+    @property
+    def tool_threshold(self) -> int: ...
+
+    @property
+    def top_k(self) -> int: ...
+
+    @property
+    def pinned_tools(self) -> Sequence[str]: ...
+
+    @property
+    def tool_encoder(self) -> str: ...
 
 
 def is_pinned(tool: ToolInfo, pins: Iterable[str], servers: Iterable[str] = ()) -> bool:
@@ -60,7 +77,7 @@ class ToolRetriever:
         pinned: Sequence[str] = (),
         pinned_servers: Sequence[str] = (),
         encoder: Encoder | None = None,
-        encoder_kind: EncoderKind = "static",
+        encoder_kind: str = "static",
         dense: bool = True,
         cache_root: Path | None = None,
     ) -> None:
@@ -80,7 +97,7 @@ class ToolRetriever:
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, encoder: Encoder | None = None) -> ToolRetriever:
+    def from_settings(cls, settings: RetrievalSettings, *, encoder: Encoder | None = None) -> ToolRetriever:
         return cls(
             threshold=settings.tool_threshold,
             top_k=settings.top_k,
@@ -89,7 +106,7 @@ class ToolRetriever:
             encoder_kind=settings.tool_encoder,
         )
 
-    def apply_settings(self, settings: Settings) -> None:
+    def apply_settings(self, settings: RetrievalSettings) -> None:
         """Take changed threshold, top-k and pins; a new encoder means a new index, built
         in the background while every tool is offered."""
         self.threshold, self.top_k, self.pinned = (

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from app.core import events as ev
+from app.core.backend import ToolCallChunk
+from app.core.messages import ToolCall
 from app.core.session import ChatSession
-from app.llm.base import ToolCall, ToolCallChunk
 from app.llm.scripted import ScriptedBackend
 from app.mcp.retrieval.embed import MiniLMEncoder
 from app.mcp.retrieval.selector import ToolRetriever

@@ -2,47 +2,17 @@
 
 The turn loop speaks only these types. Each backend (llama.cpp, Gemini, the
 scripted one in tests) turns a :class:`ModelRequest` into its own wire format
-and yields :data:`Chunk` values back.
+and yields :data:`Chunk` values back. The core owns this protocol so that it
+needs nothing from the backends that implement it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, Literal, Protocol, runtime_checkable
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol, runtime_checkable
 
-
-@dataclasses.dataclass(frozen=True)
-class ToolSpec:
-    """A tool as offered to a model: the name the model must use, and its JSON schema."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-
-
-@dataclasses.dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: Mapping[str, Any]
-    # Set when the model produced arguments that are not a JSON object; the
-    # turn loop reports it back to the model instead of calling the tool.
-    raw_arguments_error: str = ""
-
-
-@dataclasses.dataclass(frozen=True)
-class Message:
-    """One history entry. ``provider_data`` carries what a backend must replay
-    verbatim (Gemini's content with thought signatures); other backends ignore it."""
-
-    role: Literal["user", "assistant", "tool"]
-    text: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str = ""
-    tool_name: str = ""
-    is_error: bool = False
-    provider_data: Any = None
+from app.core.messages import Message, ToolCall, ToolSpec
 
 
 @dataclasses.dataclass(frozen=True)

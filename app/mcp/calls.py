@@ -1,0 +1,68 @@
+"""One tool call on a server, in the caller's task, and the wording of each way it can fail.
+
+The call borrows the client the owner task lends (:meth:`ServerConnection.live_client`)
+and never touches the owner's state machine: a timeout or a connection closing under
+the call is reported to the owner, which decides whether to restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import mcp_types
+import pydantic
+from mcp import MCPError
+
+from app.core.tools import ToolResult
+from app.mcp.connection import ServerConnection
+from app.mcp.lifecycle import exit_message, stderr_hint
+from app.mcp.results import tool_result
+from app.mcp.transport import StdioTransport
+
+_ON_PURPOSE = {"stop": "stopped", "restart": "restarted", "stuck": "restarted"}
+
+
+async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[str, Any]) -> ToolResult:
+    """Run ``tool``; every failure comes back as an error result worded for the model and the user."""
+    client = await connection.live_client()
+    if client is None:
+        return ToolResult(connection.unavailable(), is_error=True)
+    transport = connection.transport  # the owner may replace it while we wait
+    name = connection.name
+    try:
+        limit = connection.limits.tool_timeout_s
+        result = await client.call_tool(tool, dict(arguments), read_timeout_seconds=limit)
+    except MCPError as exc:
+        return await _call_error(connection, tool, exc, transport)
+    except pydantic.ValidationError as exc:
+        return ToolResult(f"tool {tool} on server {name} returned a malformed result: {exc}", True)
+    except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        # The owner closed this client between our lookup and the send (a restart or stop).
+        return ToolResult(f"the connection to server {name} closed before tool {tool} ran", True)
+    return tool_result(result)
+
+
+async def _call_error(
+    connection: ServerConnection, tool: str, exc: MCPError, transport: StdioTransport | None
+) -> ToolResult:
+    code, name = exc.error.code, connection.name
+    if code == mcp_types.REQUEST_TIMEOUT:
+        connection.report_suspect()
+        limit = connection.limits.tool_timeout_s
+        return ToolResult(f"tool {tool} on server {name} did not answer within {limit:g} s", True)
+    if code == mcp_types.CONNECTION_CLOSED:
+        return ToolResult(await _closed_during(connection, tool, transport), True)
+    return ToolResult(f"server {name} rejected {tool}: {exc.error.message}", True)
+
+
+async def _closed_during(connection: ServerConnection, tool: str, transport: StdioTransport | None) -> str:
+    name = connection.name
+    if connection.ended in _ON_PURPOSE:
+        why = f": {connection.last_error}" if connection.last_error else ""
+        return f"server {name} was {_ON_PURPOSE[connection.ended]} while running tool {tool}{why}"
+    if transport is None or await transport.wait_exited(2.0) is None:
+        connection.report_lost()
+        return f"the connection to server {name} closed while running tool {tool}"
+    return f"{exit_message(name, transport)} while running tool {tool}" + stderr_hint(transport)

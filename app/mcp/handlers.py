@@ -1,0 +1,62 @@
+"""What a server may tell or ask its client, handled beside the connection, not inside it.
+
+The supervisor gives each :class:`app.mcp.connection.ServerConnection` one
+:class:`ClientHandlers`: the SDK ``Client`` callbacks for that server. The owner
+task passes them to every ``Client`` it opens and knows nothing of what they do,
+so a new protocol feature (elicitation, sampling, roots, list_changed) is one new
+handler here, not another branch in the owner's state machine.
+
+Events: ``ServerLog(server, level, logger, message)`` for each log message a server sends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from typing import Any
+
+import mcp_types
+from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
+
+from app.core import events as ev
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClientHandlers:
+    """The callbacks one server's ``Client`` runs; None leaves the SDK's default
+    (which declines sampling, elicitation and roots, and drops notifications)."""
+
+    logging_callback: LoggingFnT | None = None
+    # On 2026-07-28+ connections a server sends log messages only to requests that opt in at a level.
+    log_level: mcp_types.LoggingLevel | None = None
+    message_handler: MessageHandlerFnT | None = None  # notifications such as tools/list_changed
+    elicitation_callback: ElicitationFnT | None = None
+    sampling_callback: SamplingFnT | None = None
+    list_roots_callback: ListRootsFnT | None = None
+
+    def client_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``mcp.Client``: only the handlers that are set."""
+        fields = dataclasses.fields(self)
+        return {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
+
+
+def server_handlers(server: str, sink: ev.EventSink) -> ClientHandlers:
+    """The handlers every supervised server gets: its log messages become ``ServerLog`` events."""
+    return ClientHandlers(logging_callback=ServerLogForwarder(server, sink), log_level="info")
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerLogForwarder:
+    """``logging_callback`` that turns a server's ``notifications/message`` into a ``ServerLog``."""
+
+    server: str
+    sink: ev.EventSink
+
+    async def __call__(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
+        message = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
+        logger.debug("server %s logged (%s): %s", self.server, params.level, message)
+        source = params.logger or ""
+        self.sink(ev.ServerLog(server=self.server, level=params.level, logger=source, message=message))
