@@ -19,9 +19,21 @@ def static_table_dir(tmp_path_factory):
     from app.mcp.retrieval import static
 
     with pytest.MonkeyPatch.context() as patch:
-        folder = tmp_path_factory.mktemp("static-table")
+        folder = tmp_path_factory.mktemp("shared-cache") / "retrieval" / "static"
+        folder.mkdir(parents=True)
         patch.setattr(static, "table_root", lambda: folder)
         yield folder
+
+
+@pytest.fixture(scope="session")
+def shared_cache_dir(static_table_dir):
+    """A cache folder for child processes (``calculon ask``) that holds the run's static table,
+    distilled here first, so a child does not distil its own (a minute on two busy cores)
+    inside a test's time limit."""
+    from app.mcp.retrieval.encoders import shared_encoder
+
+    shared_encoder("static").load()
+    return static_table_dir.parents[1]
 
 
 @pytest.fixture(autouse=True)

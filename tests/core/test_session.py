@@ -170,3 +170,28 @@ async def test_unbacked_numbers_make_the_model_answer_again(tools):
     reask = session.backend.requests[1].messages[-1]  # type: ignore[attr-defined]
     assert reask.role == "user" and "7" in reask.text and "calculator" in reask.text
     assert (outcome.answer, outcome.verified, outcome.unbacked) == ("It is 5.0.", True, ())
+
+
+async def test_a_reply_that_recites_the_instructions_is_asked_again_then_never_shown(tools):
+    prompt = "You are Calculon. You never do arithmetic in your head: your calculator tools do every step."
+    steps = [[prompt], [prompt]]
+    session = session_with(tools, steps, system_prompt=prompt, verifier=NumbersFromSources())
+    outcome = await session.run_turn("What is 2 plus 2?")
+    assert outcome.answer == "" and "repeated its instructions" in outcome.error
+    reask = session.backend.requests[1].messages[-1]  # type: ignore[attr-defined]
+    assert reask.role == "user" and "one short sentence" in reask.text
+
+
+async def test_retrieval_ranks_the_user_s_words_and_not_the_reask_text(tools):
+    seen: list[str] = []
+
+    class Recording:
+        def select(self, context, offered):
+            seen.append(context)
+            return None
+
+    steps = [["It is 7."], ["It is 2."]]
+    session = session_with(tools, steps, verifier=NumbersFromSources(), selector=Recording())
+    await session.run_turn("add 2 and 3 and 0")
+    await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop
+    assert seen == ["add 2 and 3 and 0", "add 2 and 3 and 0"]

@@ -1,0 +1,77 @@
+"""Numbers that cannot be invented: the backed-number grammar, alone and on the real SmolLM2."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from app.core.backend import ModelRequest, TextChunk, ToolCallChunk
+from app.core.messages import Message, ToolCall
+from app.core.provenance import CalculonVerifier
+from app.llm.local import LocalBackend, LocalOptions
+from app.llm.local.backed import backed_forms
+from app.llm.local.schema_grammar import build_step_grammar
+from tests.llm.local_fixtures import calculator_tools
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def smol() -> Iterator[LocalBackend]:
+    backend = LocalBackend(LocalOptions(builtin_model="smollm2-135m-instruct", n_ctx=2048, max_tokens=96))
+    asyncio.run(backend.load())
+    yield backend
+    asyncio.run(backend.aclose())
+
+
+def test_backed_forms_give_calls_exact_values_and_answers_their_roundings():
+    forms = backed_forms(
+        ["What is 15% of 1234.5?", "1/3 ≈ 0.3333333333333333333333333333 (rounded to 28 ...)"]
+    )
+    assert {"15", "0.15", "1234.5"} <= forms.json and "100" in forms.arguments
+    assert {"0.33", "0.333333", "1234", "1235"} <= forms.text
+    assert "0.33" not in forms.json and "1235" not in forms.json  # a rounded input is another calculation
+    assert "0" not in forms.text  # a rounding to zero backs nothing
+
+
+def test_the_strict_grammar_compiles_in_llama_cpp_for_every_calculator_tool(smol):
+    forms = backed_forms(["What is 12 times 7?"])
+    grammar = build_step_grammar(calculator_tools(), forced=False, thinks=False, forms=forms)
+    compiles = smol._runner.decoder.picker.compiles  # type: ignore[union-attr]
+    assert compiles(grammar.decide) and compiles(grammar.body) and grammar.keeps_answer
+
+
+async def collect(backend: LocalBackend, request: ModelRequest) -> list[object]:
+    return [chunk async for chunk in backend.stream(request)]
+
+
+def numbers_in(value: object) -> set[str]:
+    import re
+
+    return set(re.findall(r"\d+(?:\.\d+)?", json.dumps(value)))
+
+
+async def test_a_call_can_only_use_the_users_numbers(smol):
+    question = "subtract 999 from 12345"
+    request = ModelRequest("", (Message("user", question),), calculator_tools(), backed=(question,))
+    chunks = await collect(smol, request)
+    (call,) = [c.call for c in chunks if isinstance(c, ToolCallChunk)]
+    assert numbers_in(dict(call.arguments)) <= {"999", "12345"}, call
+
+
+async def test_an_answer_can_only_state_backed_numbers(smol):
+    question = "What is 37 times 48?"
+    call = ToolCall("c1", "multiply", {"a": 37, "b": 48})
+    history = (
+        Message("user", question),
+        Message("assistant", "", (call,)),
+        Message("tool", "1776", tool_call_id="c1", tool_name="multiply"),
+        Message("user", "Now tell me a long story with many different numbers in it."),
+    )
+    request = ModelRequest("", history, (), backed=(question, "1776"))
+    answer = "".join(c.text for c in await collect(smol, request) if isinstance(c, TextChunk))
+    assert answer.strip()
+    assert CalculonVerifier().check(answer, [question, "1776"]).verified, answer
