@@ -49,6 +49,7 @@ from app.ui.gc_guard import MainThreadCollector
 from app.ui.main import build_window
 from app.ui.main_window import MainWindow
 from bench import _stats
+from bench._doc import load_average
 from bench._trace_growth import fill, insert_us
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -256,7 +257,12 @@ def report(results: dict[str, Any], nodes: int) -> str:
             key = f"{kind}_{existing}"
             ours, qt, ratio = (results[f"insert_{what}_{key}"] for what in ("us_ours", "us_qt", "ratio"))
             lines.append(f"| {label} | {existing} | {ours} | {qt} | **{ratio:.2f}** |")
-    lines += ["", _stats.note(("ours", "qt"))]
+    lines += [
+        "",
+        _stats.note(("ours", "qt")),
+        "",
+        f"Machine: {os.cpu_count()} CPUs, load average {load_average()}.",
+    ]
     return "\n".join(lines)
 
 
