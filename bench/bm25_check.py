@@ -6,9 +6,10 @@ the same k1 and b. Ours is Okapi BM25 with Lucene's idf,
 ``log(1 + (N - df + 0.5) / (df + 0.5))``, and the classic term weight
 ``tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl))``. bm25s calls that term weight
 "atire" and that idf "lucene", so the matched reference is ``method="atire",
-idf_method="lucene"``. Its plain "lucene" leaves out the constant ``k1 + 1`` (as
-Lucene has since version 8; compared here after multiplying it back), "robertson"
-uses ``log((N - df + 0.5) / (df + 0.5))`` floored at 0, and "atire" ``log(N / df)``:
+idf_method="lucene"``. Its plain "lucene" leaves out the constant ``k1 + 1`` from the
+term weight (as Lucene has since version 8), and so does its "robertson"; both are
+compared after multiplying it back. "robertson" then differs in its idf,
+``log((N - df + 0.5) / (df + 0.5))`` floored at 0, and "atire" in ``log(N / df)``:
 those rows show what each difference does to the ranking.
 
 Ours counts each distinct query term once; bm25s adds a term as often as the query
@@ -42,7 +43,7 @@ TIE = 1e-5  # scores this close (relative to the query's best) count as a tie
 VARIANTS = {
     "atire weight + lucene idf (matched)": ("atire", "lucene", 1.0),
     "lucene, x (k1 + 1)": ("lucene", "lucene", K1 + 1),
-    "robertson": ("robertson", "robertson", 1.0),
+    "robertson, x (k1 + 1)": ("robertson", "robertson", K1 + 1),
     "atire": ("atire", "atire", 1.0),
 }
 
