@@ -285,8 +285,9 @@ def report(run: Run, args: argparse.Namespace) -> str:
     lines += [
         "",
         f"{run.raw_note}, rendered through llama-cpp-python's chat handler with `tools` passed in; "
-        f"{run.tool_in_raw_prompt}/{n} of them name the offered function (the rest show the model the "
-        "question alone; the grammar built from the function's schema still fixes the argument names).",
+        f"{run.tool_in_raw_prompt}/{n} of them name the offered function (a prompt that does not shows the "
+        "model only the messages; the grammar built from the function's schema still fixes the argument "
+        "names).",
         "",
         f"Seconds per prompt: {_stats.sentence(seconds, 's')}. {_stats.NOTE}",
     ]
