@@ -6,12 +6,17 @@ for one step. Both sides must call the tool, on the same loaded model, greedy:
 
 * ours: ``LocalBackend`` with ``call_policy="always"`` (the tool-call grammar,
   Gemma's own turn format);
-* raw: llama-cpp-python's ``chatml-function-calling`` handler with
-  ``tool_choice`` naming the function (its JSON-schema grammar, ChatML prompt).
+* raw: llama-cpp-python's chat-completion handler over the model's own chat
+  template (the GGUF's ``tokenizer.chat_template`` through ``Jinja2ChatFormatter``,
+  as ``Llama`` builds it), ``tools`` passed to the template and ``tool_choice``
+  naming the function (its JSON-schema grammar for the arguments). A GGUF with
+  no template gets llama-cpp-python's own format for its architecture (``gemma``),
+  and the report says so.
 
 Reported per side: calls that parse and validate against the tool's schema,
 calls BFCL's own AST checker accepts (right function, right arguments, from
-``bfcl_eval``'s possible answers), calls the MCP server executed, and time.
+``bfcl_eval``'s possible answers), calls the MCP server executed, and seconds per
+prompt (both medians and the paired ratio; the sides take turns at going first).
 Data: the ``bfcl-eval`` package (``pip install --no-deps bfcl-eval``).
 
     python -m bench bfcl_quality [--limit 200] [--tokens 128] [--model PATH] [--no-write]
@@ -39,12 +44,14 @@ from mcp.client.stdio import StdioServerParameters
 from app.core.backend import ModelRequest, ToolCallChunk
 from app.core.messages import Message, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions
+from bench import _stats
 from bench._bfcl_server import entries, shard_of
 from bench._doc import load_average
 
 SYSTEM = "You are a helpful assistant. Answer by calling the function you are given."
 CASES = "BFCL_v4_simple_python.json"
 CHECKER_MODEL = "calculon-local"
+GEMMA_ARCHITECTURES = ("gemma", "gemma2", "gemma3", "gemma3n")
 
 
 @dataclasses.dataclass
@@ -92,20 +99,56 @@ async def ours(
     return calls[0].name, dict(calls[0].arguments), seconds
 
 
-def raw(
-    backend: LocalBackend, question: str, tool: ToolSpec, tokens: int
-) -> tuple[str, dict[str, Any] | None, float]:
-    from llama_cpp.llama_chat_format import chatml_function_calling
+def raw_formatter(llama: Any) -> tuple[Any, str, str]:
+    """The prompt format plain llama-cpp-python gives this GGUF: its own chat template, built
+    as ``Llama.__init__`` builds it; without one, llama-cpp-python's format for the architecture
+    (its fallback otherwise is ``llama-2``, which no Gemma was trained on). Returned with a
+    label and a note for the report."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter, format_gemma
 
-    started = time.perf_counter()
-    spec = {
+    template = llama.metadata.get("tokenizer.chat_template")
+    if template:
+        eos, bos = llama.token_eos(), llama.token_bos()
+        formatter = Jinja2ChatFormatter(
+            template=template,
+            eos_token=_piece(llama, eos),
+            bos_token=_piece(llama, bos),
+            stop_token_ids=[eos],
+        )
+        return formatter, "the GGUF's own chat template", "Raw prompts: the GGUF's `tokenizer.chat_template`"
+    if llama.metadata.get("general.architecture", "") in GEMMA_ARCHITECTURES:
+        note = (
+            "Raw prompts: this GGUF has no `tokenizer.chat_template`, so llama-cpp-python's own `gemma` "
+            "format, which drops the system message (Gemma has no system role; ours folds it into the "
+            "user turn)"
+        )
+        return format_gemma, "llama-cpp-python's `gemma` format", note
+    raise SystemExit("this GGUF has no tokenizer.chat_template and llama-cpp-python has no format for it")
+
+
+def _piece(llama: Any, token: int) -> str:
+    return bytes(llama.detokenize([token], special=True)).decode("utf-8", "replace") if token >= 0 else ""
+
+
+def raw_messages(question: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+
+
+def tool_spec(tool: ToolSpec) -> dict[str, Any]:
+    return {
         "type": "function",
         "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema},
     }
-    reply: Any = chatml_function_calling(
-        llama=backend.llama,  # type: ignore[arg-type]
-        messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}],
-        tools=[spec],  # type: ignore[list-item]
+
+
+def raw(
+    backend: LocalBackend, handler: Any, question: str, tool: ToolSpec, tokens: int
+) -> tuple[str, dict[str, Any] | None, float]:
+    started = time.perf_counter()
+    reply: Any = handler(
+        llama=backend.llama,
+        messages=raw_messages(question),
+        tools=[tool_spec(tool)],
         tool_choice={"type": "function", "function": {"name": tool.name}},
         temperature=0.0,
         repeat_penalty=1.0,
@@ -142,42 +185,62 @@ async def judge(
     return outcome
 
 
-async def measure(args: argparse.Namespace) -> tuple[dict[str, list[Outcome]], float, str]:
-    cases = data_dir() / CASES
-    rows = entries(cases, args.limit)
-    answers = {
-        a["id"]: a["ground_truth"][0]
-        for a in map(json.loads, (data_dir() / "possible_answer" / CASES).read_text().splitlines())
-    }
-    shards = shard_of(rows)
-    accepts = bfcl_checker()
+@dataclasses.dataclass
+class Run:
+    results: dict[str, list[Outcome]]
+    model: str
+    raw_format: str  # which chat format the raw side's prompts were rendered with
+    raw_note: str
+    tool_in_raw_prompt: int = 0  # raw prompts that name the offered tool (templates may ignore `tools`)
+    wall: float = 0.0
+
+
+async def measure(args: argparse.Namespace) -> Run:
     backend = LocalBackend(
         LocalOptions(model_path=args.model, n_ctx=4096, max_tokens=args.tokens, call_policy="always")
     )
     await backend.load()
-    results: dict[str, list[Outcome]] = {"ours": [], "raw": []}
+    formatter, raw_format, raw_note = raw_formatter(backend.llama)
+    run = Run({"ours": [], "raw": []}, backend.model_label, raw_format, raw_note)
     started = time.perf_counter()
+    try:
+        await run_cases(args, backend, formatter, run)
+    finally:
+        await backend.aclose()
+    run.wall = time.perf_counter() - started
+    return run
+
+
+async def run_cases(args: argparse.Namespace, backend: LocalBackend, formatter: Any, run: Run) -> None:
+    from llama_cpp.llama_chat_format import chat_formatter_to_chat_completion_handler
+
+    handler = chat_formatter_to_chat_completion_handler(formatter)
+    cases = data_dir() / CASES
+    rows, answers, accepts = entries(cases, args.limit), possible_answers(), bfcl_checker()
+    shards = shard_of(rows)
     async with contextlib.AsyncExitStack() as stack:
         clients, tools = await open_shards(stack, cases, max(shards) + 1, args.limit)
         for i, (row, shard) in enumerate(zip(rows, shards, strict=True)):
             tool, question = tools[shard][row["function"][0]["name"]], row["question"][0][-1]["content"]
-            for side in ("ours", "raw") if i % 2 == 0 else ("raw", "ours"):
+            prompt = formatter(messages=raw_messages(question), tools=[tool_spec(tool)]).prompt
+            run.tool_in_raw_prompt += tool.name in prompt
+            for side in _stats.order(i):
                 backend.llama.reset()  # type: ignore[union-attr]  # no cache carried between cases or sides
                 got = (
                     await ours(backend, question, tool)
                     if side == "ours"
-                    else await asyncio.to_thread(raw, backend, question, tool, args.tokens)
+                    else await asyncio.to_thread(raw, backend, handler, question, tool, args.tokens)
                 )
-                results[side].append(await judge(got, tool, row, answers[row["id"]], accepts, clients[shard]))
+                outcome = await judge(got, tool, row, answers[row["id"]], accepts, clients[shard])
+                run.results[side].append(outcome)
             if args.progress and (i + 1) % 20 == 0:
-                print(
-                    f"{i + 1}/{len(rows)}: "
-                    + ", ".join(f"{s} {sum(o.correct for o in r)}" for s, r in results.items()),
-                    file=sys.stderr,
-                )
-    label = backend.model_label
-    await backend.aclose()
-    return results, time.perf_counter() - started, label
+                tally = ", ".join(f"{s} {sum(o.correct for o in r)}" for s, r in run.results.items())
+                print(f"{i + 1}/{len(rows)}: {tally}", file=sys.stderr)
+
+
+def possible_answers() -> dict[str, Any]:
+    lines = (data_dir() / "possible_answer" / CASES).read_text().splitlines()
+    return {a["id"]: a["ground_truth"][0] for a in map(json.loads, lines)}
 
 
 async def open_shards(
@@ -201,23 +264,34 @@ def _share(rows: list[Outcome], field: str) -> str:
     return f"{hits}/{len(rows)} ({100 * hits / len(rows):.1f}%)"
 
 
-def report(results: dict[str, list[Outcome]], wall: float, label: str, args: argparse.Namespace) -> str:
+def report(run: Run, args: argparse.Namespace) -> str:
+    results = run.results
     n = len(results["ours"])
     lines = [
-        "### Tool-call quality (BFCL simple)",
+        f"### Tool-call quality (BFCL simple{', ' + Path(args.model).stem if args.model else ''})",
         "",
-        f"Command: `python -m bench bfcl_quality --limit {args.limit} --tokens {args.tokens}` ({label}; "
+        f"Command: `python -m bench bfcl_quality --limit {args.limit} --tokens {args.tokens}"
+        f"{' --model ' + Path(args.model).name if args.model else ''}` ({run.model}; "
         f"the first {n} entries of `{CASES}` from bfcl-eval; one function offered per prompt, served by "
-        f"an MCP child process; a call required on both sides; greedy; wall {wall / 60:.1f} min in all).",
+        f"an MCP child process; a call required on both sides; greedy; wall {run.wall / 60:.1f} min in all).",
         "",
-        "| side | parse + validate | BFCL AST check | executed over MCP | median s per prompt |",
-        "|---|---|---|---|---|",
+        "| side | parse + validate | BFCL AST check | executed over MCP |",
+        "|---|---|---|---|",
     ]
-    titles = {"ours": "ours (LocalBackend, tool-call grammar)", "raw": "raw (`chatml-function-calling`)"}
+    titles = {"ours": "ours (LocalBackend, tool-call grammar)", "raw": f"raw ({run.raw_format})"}
     for side, rows in results.items():
-        median = sorted(o.seconds for o in rows)[n // 2]
         shares = " | ".join(_share(rows, field) for field in ("valid", "correct", "executed"))
-        lines.append(f"| {titles[side]} | {shares} | {median:.2f} |")
+        lines.append(f"| {titles[side]} | {shares} |")
+    seconds = _stats.paired([o.seconds for o in results["ours"]], [o.seconds for o in results["raw"]])
+    lines += [
+        "",
+        f"{run.raw_note}, rendered through llama-cpp-python's chat handler with `tools` passed in; "
+        f"{run.tool_in_raw_prompt}/{n} of them name the offered function (a prompt that does not shows the "
+        "model only the messages; the grammar built from the function's schema still fixes the argument "
+        "names).",
+        "",
+        f"Seconds per prompt: {_stats.sentence(seconds, 's')}. {_stats.NOTE}",
+    ]
     load = load_average()
     lines += ["", f"Machine: {os.cpu_count()} CPUs, load average {load} at the end of the run."]
     return "\n".join(lines)
@@ -232,10 +306,11 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write per-case outcomes here")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     args = parser.parse_args(sys.argv[1:])
-    results, wall, label = asyncio.run(measure(args))
+    run = asyncio.run(measure(args))
     if args.json:
-        args.json.write_text(json.dumps({k: [dataclasses.asdict(o) for o in v] for k, v in results.items()}))
-    text = report(results, wall, label, args)
+        outcomes = {k: [dataclasses.asdict(o) for o in v] for k, v in run.results.items()}
+        args.json.write_text(json.dumps(outcomes))
+    text = report(run, args)
     print(text)
     if not args.no_write:
         from bench._local_doc import write_local_subsection

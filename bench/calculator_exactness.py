@@ -6,6 +6,9 @@ divisions and mixed expressions. Every answer is checked against
 :mod:`fractions`: exact results must equal the true value; inexact divisions
 must carry the true fraction and the correctly rounded decimal. Beside it, the
 same set computed with Python floats shows what the calculator guards against.
+Timing: each binary call paired with the same operation done with ``Fraction``
+in-process, right beside it (the side going first alternating), reported as both
+medians and the paired ratio.
 
     python -m bench calculator_exactness [--per-cell N] [--seed S] [--no-write]
 """
@@ -15,7 +18,6 @@ from __future__ import annotations
 import argparse
 import operator
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -28,6 +30,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
+from bench import _stats
 from bench._doc import write_section
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -171,30 +174,51 @@ def float_is_correct(approx: float, expected: Fraction) -> bool:
 # --- running -----------------------------------------------------------------
 
 
-async def run_cases(cases: list[Case]) -> tuple[list[bool], list[float]]:
-    """Send every case to one calculator process; return the verdicts and each call's seconds."""
+class Timing(NamedTuple):
+    seconds: list[float]  # every tool call
+    ours: list[float]  # the binary calls ...
+    raw: list[float]  # ... each paired with the same operation with Fraction, right beside it
+
+
+async def run_cases(cases: list[Case]) -> tuple[list[bool], Timing]:
+    """Send every case to one calculator process; return the verdicts and the timings."""
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "app.servers.calculator"], cwd=REPO_ROOT
     )
-    verdicts, seconds = [], []
+    verdicts, timing = [], Timing([], [], [])
     async with Client(params, read_timeout_seconds=30) as client:
         for case in cases:
-            started = time.perf_counter()
-            result = await client.call_tool("evaluate" if case.op == "mixed" else case.op, case.args)
-            seconds.append(time.perf_counter() - started)
+            if case.op == "mixed":
+                result, seconds = await timed_call(client, "evaluate", case)
+            else:
+                result, seconds = await paired_call(client, case, timing)
+            timing.seconds.append(seconds)
             verdicts.append(is_correct(result, case.exact))
-    return verdicts, seconds
+    return verdicts, timing
 
 
-def raw_seconds(cases: list[Case]) -> list[float]:
-    """The binary operations again with Fraction in this process, from the same inputs."""
-    seconds = []
-    for case in cases:
-        started = time.perf_counter()
-        a, b = Fraction(str(case.args["a"])), Fraction(str(case.args["b"]))
-        OPERATOR[SYMBOL[case.op]](a, b)
-        seconds.append(time.perf_counter() - started)
-    return seconds
+async def timed_call(client: Client, tool: str, case: Case) -> tuple[CallToolResult, float]:
+    started = time.perf_counter()
+    result = await client.call_tool(tool, case.args)
+    return result, time.perf_counter() - started
+
+
+async def paired_call(client: Client, case: Case, timing: Timing) -> tuple[CallToolResult, float]:
+    """A binary tool call and the same operation in-process right beside it, taking turns at going first."""
+    raw_first = _stats.order(len(timing.raw))[0] == "raw"
+    raw = raw_seconds(case) if raw_first else 0.0
+    result, seconds = await timed_call(client, case.op, case)
+    timing.ours.append(seconds)
+    timing.raw.append(raw if raw_first else raw_seconds(case))
+    return result, seconds
+
+
+def raw_seconds(case: Case) -> float:
+    """A binary operation again with Fraction in this process, from the same inputs."""
+    started = time.perf_counter()
+    a, b = Fraction(str(case.args["a"])), Fraction(str(case.args["b"]))
+    OPERATOR[SYMBOL[case.op]](a, b)
+    return time.perf_counter() - started
 
 
 def table(cases: list[Case], verdicts: list[bool], title: str) -> list[str]:
@@ -208,18 +232,17 @@ def table(cases: list[Case], verdicts: list[bool], title: str) -> list[str]:
     return lines
 
 
-def timing_line(cases: list[Case], seconds: list[float]) -> str:
-    binary = [case for case in cases if case.op != "mixed"]
-    ours = statistics.median(t for case, t in zip(cases, seconds, strict=True) if case.op != "mixed")
-    raw = statistics.median(raw_seconds(binary))
+def timing_line(timing: Timing) -> str:
+    p = _stats.paired(timing.ours, timing.raw)
     return (
-        f"Time: median {1000 * ours:.2f} ms per binary tool call over stdio, against {1e6 * raw:.1f} µs "
-        f"for the same operation with `Fraction` in-process (ratio {ours / raw:,.0f}x): the cost is the "
-        f"protocol round trip, not the arithmetic. Whole set: {sum(seconds):.2f} s."
+        f"Time: median {1000 * p.ours:.2f} ms per binary tool call over stdio, against {1e6 * p.raw:.1f} µs "
+        f"for the same operation with `Fraction` in-process, each call paired with its operation: "
+        f"**paired ratio {p.ratio:,.0f}x** ({p.pairs} pairs; {_stats.by_first(p, 0)}). The cost is the "
+        f"protocol round trip, not the arithmetic. Whole set: {sum(timing.seconds):.2f} s. {_stats.NOTE}"
     )
 
 
-def report(cases: list[Case], verdicts: list[bool], seconds: list[float], seed: int) -> str:
+def report(cases: list[Case], verdicts: list[bool], timing: Timing, seed: int) -> str:
     floats = [float_is_correct(case.approx, case.exact) for case in cases]
     per_cell = len(cases) // (len(SIZES) * len(OPS))
     lines = [
@@ -239,7 +262,7 @@ def report(cases: list[Case], verdicts: list[bool], seconds: list[float], seed: 
         "",
         *table(cases, floats, "float"),
         "",
-        timing_line(cases, seconds),
+        timing_line(timing),
         "",
     ]
     return "\n".join(lines)
@@ -256,8 +279,8 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     options = parser.parse_args(sys.argv[1:])
     cases = build_cases(options.seed, options.per_cell)
-    verdicts, seconds = anyio.run(run_cases, cases)
-    section = report(cases, verdicts, seconds, options.seed)
+    verdicts, timing = anyio.run(run_cases, cases)
+    section = report(cases, verdicts, timing, options.seed)
     print(section)
     if not options.no_write:
         write_section(HEADING, section.removeprefix(HEADING))

@@ -1,18 +1,21 @@
 """GeminiBackend's streaming overhead over the raw google-genai SDK, side by side.
 
-    .venv/bin/python -m bench gemini_stream [--chunks N] [--rounds R]
+    .venv/bin/python -m bench gemini_stream [--chunks N] [--rounds R] [--no-write]
 
 Both read the same scripted SSE reply from the local wire fixture
-(``tests/llm/gemini_fixture.py``) in one process, alternating, so machine noise
-hits both alike. Reported: median wall time of each and their ratio. No
-network and no key are needed.
+(``tests/llm/gemini_fixture.py``) in one process, in pairs whose first side
+alternates, so machine noise hits both alike. Reported: the median wall time of
+each and the paired ratio (median over rounds of ours_i / raw_i). No network and
+no key are needed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
+import dataclasses
+import os
+import sys
 import time
 
 from google import genai
@@ -21,7 +24,11 @@ from google.genai import types
 from app.core.backend import ModelRequest
 from app.core.messages import Message
 from app.llm.gemini import GeminiBackend
+from bench import _stats
+from bench._doc import load_average, write_section
 from tests.llm import gemini_fixture as g
+
+HEADING = "## Gemini streaming"
 
 
 def reply(chunks: int) -> g.Stream:
@@ -42,19 +49,22 @@ async def ours(backend: GeminiBackend) -> None:
         pass
 
 
-async def measure(chunks: int, rounds: int) -> tuple[float, float]:
+async def measure(chunks: int, rounds: int) -> _stats.Paired:
     with g.GeminiWireServer() as wire:
         options = types.HttpOptions(base_url=wire.base_url, retry_options=types.HttpRetryOptions(attempts=1))
         client = genai.Client(api_key="bench", http_options=options)
         backend = GeminiBackend("m", api_key="bench", base_url=wire.base_url)
-        raw_times, our_times = [], []
-        for _ in range(rounds):
+        wire.script(reply(chunks), reply(chunks))
+        await raw_sdk(client)  # warm-up, untimed: first connection and first-use costs on both sides
+        await ours(backend)
+        times: dict[str, list[float]] = {"ours": [], "raw": []}
+        for round_ in range(rounds):
             wire.script(reply(chunks), reply(chunks))
-            raw_times.append(await _timed(raw_sdk(client)))
-            our_times.append(await _timed(ours(backend)))
+            for side in _stats.order(round_):
+                times[side].append(await _timed(ours(backend) if side == "ours" else raw_sdk(client)))
         await client.aio.aclose()
         await backend.aclose()
-    return statistics.median(raw_times), statistics.median(our_times)
+    return _stats.paired(times["ours"], times["raw"])
 
 
 async def _timed(work: object) -> float:
@@ -63,14 +73,30 @@ async def _timed(work: object) -> float:
     return time.perf_counter() - started
 
 
+def report(times: _stats.Paired, chunks: int, rounds: int) -> str:
+    ms = dataclasses.replace(times, ours=times.ours * 1000, raw=times.raw * 1000)
+    return "\n".join(
+        [
+            f"Command: `python -m bench gemini_stream --chunks {chunks} --rounds {rounds}` (one scripted "
+            f"reply of {chunks} SSE chunks from the local wire fixture, read {rounds} times by each side "
+            "in one process after one untimed read each; ours is `GeminiBackend.stream`, raw is "
+            "google-genai's `generate_content_stream`; no network).",
+            "",
+            f"Whole reply: {_stats.sentence(ms, 'ms', digits=1)}. {_stats.NOTE}",
+            "",
+            f"Machine: {os.cpu_count()} CPUs, load average {load_average()} at the end of the run.",
+        ]
+    )
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="bench gemini_stream")
+    parser = argparse.ArgumentParser(prog="python -m bench gemini_stream")
     parser.add_argument("--chunks", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=9)
-    args = parser.parse_args()
-    raw, our = asyncio.run(measure(args.chunks, args.rounds))
-    print(f"{args.chunks} SSE chunks, median of {args.rounds}:")
-    print(f"  raw google-genai stream  {raw * 1000:8.1f} ms")
-    print(f"  GeminiBackend.stream     {our * 1000:8.1f} ms")
-    print(f"  ratio ours / raw         {our / raw:8.2f}")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    args = parser.parse_args(sys.argv[1:])
+    text = report(asyncio.run(measure(args.chunks, args.rounds)), args.chunks, args.rounds)
+    print(text)
+    if not args.no_write:
+        write_section(HEADING, text)
     return 0

@@ -3,8 +3,9 @@
 Same GGUF, same loaded model, same formatted prompt, greedy decoding, the cache
 cleared before every run. Runs alternate (ours, raw, raw, ours, ...) so drift in
 machine load hits both sides alike. Reported: decode tokens/s and time to first
-token (medians) and the ratios. Targets: >= 0.95 of raw speed, first token
-within 20 ms of raw.
+token, both sides' medians, and per pair of runs the ratio (speed) or the
+difference (first token), their median the headline. Targets: >= 0.95 of raw
+speed, first token within 20 ms of raw.
 
 Two scenarios: a plain chat turn, and the same turn with the calculator's tools
 offered (our tool-call grammar is active until the reply is seen to be text;
@@ -29,6 +30,7 @@ from typing import Any
 from app.core.backend import ModelRequest, TextChunk
 from app.core.messages import Message, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions
+from bench import _stats
 from bench._doc import load_average
 
 PROMPT = "Tell me a long story about a lighthouse keeper and a storm."
@@ -105,41 +107,49 @@ async def scenario(
     prompt = backend.prompt_text(request)
     await ours(backend, request)  # warm-up, untimed: first-use costs on both sides
     await asyncio.to_thread(raw, backend, prompt, tokens)
-    mine: list[Row] = []
-    theirs: list[Row] = []
-    for run in range(runs):
-        for side in ("ours", "raw") if run % 2 == 0 else ("raw", "ours"):
-            if side == "ours":
-                mine.append(await ours(backend, request))
-            else:
-                theirs.append(await asyncio.to_thread(raw, backend, prompt, tokens))
+    mine, theirs = await pairs(backend, request, prompt, runs, tokens, cold=True)
     out = summary(name, mine, theirs)
     # the prompt left in the cache: both sides decode one token before the first pick, so the
     # difference is what each adds around llama.cpp, without the noise of a long prompt decode
-    warm = [
-        (
-            await ours(backend, request, cold=False),
-            await asyncio.to_thread(raw, backend, prompt, tokens, False),
-        )
-        for _ in range(runs)
-    ]
-    out["cached_ttft_delta_ms"] = statistics.median(a["ttft_ms"] - b["ttft_ms"] for a, b in warm)
-    out["ours_cached_ttft_ms"] = statistics.median(a["ttft_ms"] for a, _ in warm)
-    out["raw_cached_ttft_ms"] = statistics.median(b["ttft_ms"] for _, b in warm)
+    mine, theirs = await pairs(backend, request, prompt, runs, tokens, cold=False)
+    out["cached_ttft_delta_ms"] = paired_delta(mine, theirs, "ttft_ms")
+    out["ours_cached_ttft_ms"] = statistics.median(a["ttft_ms"] for a in mine)
+    out["raw_cached_ttft_ms"] = statistics.median(b["ttft_ms"] for b in theirs)
     return out
+
+
+async def pairs(
+    backend: LocalBackend, request: ModelRequest, prompt: str, runs: int, tokens: int, *, cold: bool
+) -> tuple[list[Row], list[Row]]:
+    """``runs`` pairs of runs, the side going first alternating: ours, raw, ours, ..."""
+    mine: list[Row] = []
+    theirs: list[Row] = []
+    for run in range(runs):
+        for side in _stats.order(run):
+            if side == "ours":
+                mine.append(await ours(backend, request, cold=cold))
+            else:
+                theirs.append(await asyncio.to_thread(raw, backend, prompt, tokens, cold))
+    return mine, theirs
 
 
 def summary(name: str, mine: list[Row], theirs: list[Row]) -> dict[str, Any]:
     """Medians per side, and medians over the runs paired in time (ours_i with raw_i)."""
     out: dict[str, Any] = {"scenario": name}
     for side, rows in (("ours", mine), ("raw", theirs)):
-        for key in ("tok_s", "cpu_tok_s", "ttft_ms", "tokens"):
+        for key in ("ttft_ms", "tokens"):
             out[f"{side}_{key}"] = statistics.median(r[key] for r in rows)
-    pairs = list(zip(mine, theirs, strict=True))
-    out["speed_ratio"] = statistics.median(a["tok_s"] / b["tok_s"] for a, b in pairs)
-    out["cpu_speed_ratio"] = statistics.median(a["cpu_tok_s"] / b["cpu_tok_s"] for a, b in pairs)
-    out["ttft_delta_ms"] = statistics.median(a["ttft_ms"] - b["ttft_ms"] for a, b in pairs)
+    for key, ratio in (("tok_s", "speed"), ("cpu_tok_s", "cpu_speed")):
+        side_by_side = _stats.paired([a[key] for a in mine], [b[key] for b in theirs])
+        out |= {f"ours_{key}": side_by_side.ours, f"raw_{key}": side_by_side.raw}
+        out |= {f"{ratio}_ratio": side_by_side.ratio, f"{ratio}_by_first": _stats.by_first(side_by_side)}
+    out["ttft_delta_ms"] = paired_delta(mine, theirs, "ttft_ms")
     return out
+
+
+def paired_delta(mine: list[Row], theirs: list[Row], key: str) -> float:
+    """The median over pairs of ours_i - raw_i."""
+    return statistics.median(a[key] - b[key] for a, b in zip(mine, theirs, strict=True))
 
 
 def report(results: list[dict[str, Any]], label: str, args: argparse.Namespace, wall: float) -> str:
@@ -151,8 +161,8 @@ def report(results: list[dict[str, Any]], label: str, args: argparse.Namespace, 
         f"{' --gpu-layers ' + str(args.gpu_layers) if args.gpu_layers else ''}` "
         f"({label}; greedy; {args.runs} runs per side, alternating; wall {wall:.0f} s).",
         "",
-        "| scenario | tok/s ours / raw | ratio | CPU-time tok/s ours / raw | ratio "
-        "| first token ms ours / raw | delta ms | same, prompt cached | delta ms |",
+        "| scenario | tok/s ours / raw (medians) | paired ratio | CPU-time tok/s ours / raw | paired ratio "
+        "| first token ms ours / raw | paired delta ms | same, prompt cached | paired delta ms |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
@@ -165,8 +175,11 @@ def report(results: list[dict[str, Any]], label: str, args: argparse.Namespace, 
         )
     lines += [
         "",
-        "Ratios and deltas are medians over runs paired in time (ours then raw, or raw then ours). "
-        "Cold runs decode the whole prompt; cached runs find it in the cache and decode one token.",
+        "Ratios and deltas are medians over runs paired in time (ours then raw, or raw then ours), "
+        "not ratios of the medians. Cold runs decode the whole prompt; cached runs find it in the "
+        "cache and decode one token. Paired speed ratio by the side that went first: "
+        + "; ".join(f"{r['scenario']}: {r['speed_by_first']}" for r in results)
+        + ".",
     ]
     load = load_average()
     lines += ["", f"Machine: {os.cpu_count()} CPUs, load average {load} at the end of the run."]

@@ -1,7 +1,11 @@
 """Startup: from ``Supervisor.start()`` until every bundled server is ready.
 
 Side by side with the raw SDK starting the same servers concurrently (one
-``mcp.Client`` per server, ``list_tools`` once each), repeated and alternated.
+``mcp.Client`` per server, ``list_tools`` once each), in pairs of runs whose
+first side alternates (ours first, raw first, ...), so warm caches and CPU state
+favour neither. Reported: both medians, the paired ratio (median over pairs of
+ours_i / raw_i), and that ratio over the pairs where ours went first and where
+raw did.
 Then where the time goes: process creation, the child's interpreter start and
 imports (measured on their own, one at a time), and the protocol steps
 (initialize/discover, tools/list) as the supervisor timed them.
@@ -21,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import _stats
 from bench._doc import load_average
 from bench.supervisor_roundtrip import write_subsection
 
@@ -104,12 +109,15 @@ async def measure(runs: int) -> dict[str, object]:
     raw: list[float] = []
     steps: dict[str, list[tuple[float, float, float]]] = {n: [] for n in names}
     with tempfile.TemporaryDirectory() as logs:
-        for _ in range(runs):
-            total, per_server = await ours_once(names, Path(logs))
-            ours.append(total)
-            for name, step in per_server.items():
-                steps[name].append(step)
-            raw.append(await raw_once(names))
+        for run in range(runs):
+            for side in _stats.order(run):
+                if side == "raw":
+                    raw.append(await raw_once(names))
+                    continue
+                total, per_server = await ours_once(names, Path(logs))
+                ours.append(total)
+                for name, step in per_server.items():
+                    steps[name].append(step)
     return {"names": names, "ours": ours, "raw": raw, "steps": steps}
 
 
@@ -119,17 +127,20 @@ def report(
     ours, raw = figures["ours"], figures["raw"]
     steps = figures["steps"]
     assert isinstance(ours, list) and isinstance(raw, list) and isinstance(steps, dict)
-    ours50, raw50 = statistics.median(ours), statistics.median(raw)
-    verdict = "within" if ours50 <= TARGET_S else "over"
+    side_by_side = _stats.paired(ours, raw)
+    verdict = "within" if side_by_side.ours <= TARGET_S else "over"
     lines = [
         "### Startup",
         "",
-        f"Command: `python -m bench startup` ({runs} runs, alternating; all bundled servers at once).",
+        f"Command: `python -m bench startup --runs {runs}` ({runs} pairs of runs, the side going first "
+        "alternating: ours, raw, ours, ...; all bundled servers at once).",
         "",
-        f"`Supervisor.start()` until every bundled server is ready: **median {ours50:.2f} s** "
+        f"`Supervisor.start()` until every bundled server is ready: **median {side_by_side.ours:.2f} s** "
         f"(runs: {', '.join(f'{t:.2f}' for t in ours)}), {verdict} the {TARGET_S} s target. "
-        f"The raw SDK starting the same servers concurrently: median {raw50:.2f} s; "
-        f"ratio ours/raw {ours50 / raw50:.3f}.",
+        f"The raw SDK starting the same servers concurrently: median {side_by_side.raw:.2f} s "
+        f"(runs: {', '.join(f'{t:.2f}' for t in raw)}).",
+        "",
+        f"Side by side: {_stats.sentence(side_by_side, 's')}. {_stats.NOTE}",
         "",
         "Per server, medians (s), as the supervisor timed them:",
         "",
@@ -148,10 +159,17 @@ def report(
         "",
         f"Machine: {os.cpu_count()} CPUs, load average {load} at the end of the run. "
         "Each child spends nearly all its time importing the SDK (mostly `mcp_types`' pydantic "
-        "models); the supervisor adds nothing measurable over the raw client, so the time tracks "
-        "CPU contention.",
+        f"models). {overhead(side_by_side)}",
     ]
     return "\n".join(lines)
+
+
+def overhead(side_by_side: _stats.Paired, noise: float = 0.05) -> str:
+    """What the paired ratio says about the supervisor's own cost, within ``noise`` of 1 or not."""
+    share = side_by_side.ratio - 1
+    if abs(share) <= noise:
+        return f"The supervisor's own cost is within the noise (paired ratio within {noise:.0%} of 1)."
+    return f"The supervisor's start is {abs(share):.0%} {'slower' if share > 0 else 'faster'} than raw."
 
 
 def _step_row(name: str, rows: list[tuple[float, float, float]]) -> str:

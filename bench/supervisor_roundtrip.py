@@ -3,8 +3,9 @@
 Both sides call the bundled calculator's ``add`` over stdio, each on its own
 server process: ours through ``Supervisor.call_tool`` (name lookup, live-client
 check, result conversion), the raw side through ``mcp.Client.call_tool``. Calls
-alternate in small batches so both see the same machine load; the figure that
-matters is the ratio of the two medians (target: at most 1.05).
+alternate in small batches (the side going first alternating too) so both see the
+same machine load; call k of our batch pairs with call k of raw's, and the figure
+that matters is the paired ratio, the median of ours_k / raw_k (target: at most 1.05).
 
     python -m bench supervisor_roundtrip [--calls 1000] [--batch 10] [--no-write]
 """
@@ -22,10 +23,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench import _doc
+from bench import _doc, _stats
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Supervisor"
+TARGET = 1.05  # ours/raw, paired, wall time per call
 
 if TYPE_CHECKING:
     from app.mcp.supervisor import Supervisor
@@ -81,21 +83,21 @@ async def _interleaved(sides: dict[str, Call], calls: int, batch: int) -> dict[s
         await timed(call, 50, warm)
     times: dict[str, list[float]] = {name: [] for name in sides}
     cpu: dict[str, list[float]] = {name: [] for name in sides}
-    order = list(sides)
-    for _ in range(calls // batch):
-        for name in order:
+    for round_ in range(calls // batch):
+        for name in _stats.order(round_):  # neither side always goes first
             await timed(sides[name], batch, times[name], cpu[name])
-        order.reverse()  # neither side always goes first
     return times | {f"{name} cpu": cpu[name] for name in sides}
 
 
 def report(times: dict[str, list[float]], calls: int, batch: int) -> str:
     rows = [_row(name, times[name], times[f"{name} cpu"]) for name in ("ours", "raw")]
-    (_, ours50, ours95, ours_cpu), (_, raw50, raw95, raw_cpu) = rows
+    (_, _, ours95, _), (_, _, raw95, _) = rows
+    wall = _stats.paired(times["ours"], times["raw"], _stats.first_flags(len(times["ours"]), batch))
+    cpu = _stats.paired(times["ours cpu"], times["raw cpu"])
     lines = [
         "### Tool call round trip",
         "",
-        "Command: `python -m bench supervisor_roundtrip` "
+        f"Command: `python -m bench supervisor_roundtrip --calls {calls} --batch {batch}` "
         f"({calls} warm calls of the bundled calculator's `add` per side, "
         f"alternating in batches of {batch}; each side has its own server process).",
         "",
@@ -103,8 +105,11 @@ def report(times: dict[str, list[float]], calls: int, batch: int) -> str:
         "|---|---|---|---|",
         *(f"| {name} | {p50:.3f} | {p95:.3f} | {cpu:.0f} |" for name, p50, p95, cpu in rows),
         "",
-        f"Ratio ours/raw: **p50 {ours50 / raw50:.3f}**, p95 {ours95 / raw95:.3f}, "
-        f"client CPU {ours_cpu / raw_cpu:.3f} (target p50 at most 1.05). "
+        f"Wall time per call: {_stats.sentence(wall, 'ms', digits=3)}; target, a paired ratio of at most "
+        f"{TARGET}: **{'met' if wall.ratio <= TARGET else 'missed'}**. "
+        f"Client CPU per call, batch by batch: {_stats.sentence(cpu, 'µs', digits=0)}. "
+        f"p95 ours/raw {ours95 / raw95:.3f} (a ratio of the two p95s, not paired). {_stats.NOTE}",
+        "",
         "Ours includes a per-call timeout, the name lookup and the result conversion; "
         "raw is `mcp.Client.call_tool` with no timeout.",
         "",

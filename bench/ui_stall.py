@@ -15,7 +15,8 @@ the real bundled calculator as an MCP child process). Phases, in one run:
 Then the median cost of adding one node to the trace with 100 and with 10,000
 nodes already there: through the store and item model alone, and with the tree
 view laid out and painted after each insert; side by side with Qt's own
-QStandardItemModel (C++) growing the same way.
+QStandardItemModel (C++) growing the same way, the two taking turns insert by
+insert, reported as both medians and the paired ratio.
 
 The model is the real local GGUF when ``app.llm.local`` loads (``auto``), else
 the ScriptedBackend at ``--rate`` tokens per second; the report says which.
@@ -27,7 +28,6 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -37,22 +37,21 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import qasync
-from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QApplication, QTreeView
+from PySide6.QtWidgets import QApplication
 
 from app.core import events as ev
 from app.core.backend import Backend, BackendError, StepDone, ThoughtChunk, ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.provenance import CalculonVerifier
-from app.core.trace import TraceStore
 from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings
 from app.ui.gc_guard import MainThreadCollector
 from app.ui.main import build_window
 from app.ui.main_window import MainWindow
-from app.ui.trace_model import TraceModel
-from app.ui.trace_view import TraceView
+from bench import _stats
+from bench._doc import load_average
+from bench._trace_growth import fill, insert_us
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "A crate holds 48 boxes of 37 bolts each. How many bolts are in 12 crates?"
@@ -187,105 +186,6 @@ async def measure_idle(seconds: float) -> dict[str, Any]:
     return await beat.stop()
 
 
-# --- trace growth ----------------------------------------------------------------
-
-
-def synthetic_turn(turn_id: str, calls: int) -> list[ev.Event]:
-    events: list[ev.Event] = [
-        ev.TurnStarted(turn_id=turn_id, text="q"),
-        ev.StepStarted(turn_id=turn_id, step=1),
-    ]
-    for n in range(calls):
-        call: dict[str, Any] = {
-            "call_id": f"{turn_id}-{n}",
-            "server": "calculator",
-            "tool": "add",
-            "arguments": {"a": n, "b": 1},
-        }
-        events.append(ev.ToolCallStarted(turn_id=turn_id, **call))
-        events.append(
-            ev.ToolCallFinished(turn_id=turn_id, **call, result=str(n + 1), is_error=False, duration_ms=1)
-        )
-    events.append(ev.TurnFinished(turn_id=turn_id))
-    return events
-
-
-def fill(store: TraceStore, nodes: int) -> None:
-    """Add finished turns of 20 nodes (turn, step, 18 calls) until the store holds ``nodes``."""
-    have = store.count()
-    for turn in range((nodes - have) // 20):
-        for event in synthetic_turn(f"fill{turn}", 18):
-            store.apply(event)
-
-
-def store_size(store: TraceStore) -> int:
-    return store.count()
-
-
-def ours_insert_us(app: QApplication, existing: int, inserts: int, painted: bool) -> float:
-    """Median µs to add one tool-call node: through the store and the item model alone, or
-    (``painted``) with a shown tree view laid out and painted after each insert, as in a turn."""
-    store = TraceStore()
-    view: TraceView | None = None
-    if painted:
-        view = TraceView(store)
-        view.resize(500, 700)
-        view.show()
-    else:
-        TraceModel(store)  # subscribes itself; no view asks it anything
-    fill(store, existing)
-    store.apply(ev.TurnStarted(turn_id="live", text="q"))
-    store.apply(ev.StepStarted(turn_id="live", step=1))
-    app.processEvents()
-    times = []
-    for n in range(inserts):
-        event = ev.ToolCallStarted(
-            turn_id="live", call_id=f"live-{n}", server="calc", tool="add", arguments={}
-        )
-        began = time.perf_counter()
-        store.apply(event)
-        if painted:
-            app.processEvents()
-        times.append(time.perf_counter() - began)
-    if view is not None:
-        view.close()
-    return statistics.median(times) * 1e6
-
-
-def qt_insert_us(app: QApplication, existing: int, inserts: int, painted: bool) -> float:
-    """The same growth through Qt's own QStandardItemModel (C++), for comparison."""
-    model = QStandardItemModel()
-    model.setHorizontalHeaderLabels(["Step", "Server.tool", "Status", "Duration"])
-    for turn in range(existing // 20):
-        parent = QStandardItem(f"Turn {turn}")
-        model.appendRow(parent)
-        step = QStandardItem("Step 1")
-        parent.appendRow(step)
-        for _ in range(18):
-            step.appendRow([QStandardItem("Tool call"), QStandardItem("calc.add"), QStandardItem("ok")])
-    live = QStandardItem("Step 1")
-    model.appendRow(live)
-    view: QTreeView | None = None
-    if painted:
-        view = QTreeView()
-        view.setUniformRowHeights(True)
-        view.setModel(model)
-        view.resize(500, 700)
-        view.show()
-        view.expand(live.index())
-    app.processEvents()
-    times = []
-    for _ in range(inserts):
-        began = time.perf_counter()
-        live.appendRow([QStandardItem("Tool call"), QStandardItem("calc.add"), QStandardItem("running")])
-        if painted:
-            app.processEvents()
-        times.append(time.perf_counter() - began)
-    if view is not None:
-        view.close()
-    return statistics.median(times) * 1e6
-
-
 # --- the run ---------------------------------------------------------------------
 
 
@@ -313,8 +213,10 @@ async def bench(
     for painted in (False, True):
         for existing in (100, args.trace_nodes):
             key = f"{'painted' if painted else 'model'}_{existing}"
-            results[f"insert_us_ours_{key}"] = round(ours_insert_us(app, existing, args.inserts, painted), 1)
-            results[f"insert_us_qt_{key}"] = round(qt_insert_us(app, existing, args.inserts, painted), 1)
+            figures = insert_us(app, existing, args.inserts, painted)
+            results[f"insert_us_ours_{key}"] = round(figures.ours, 1)
+            results[f"insert_us_qt_{key}"] = round(figures.raw, 1)
+            results[f"insert_ratio_{key}"] = round(figures.ratio, 3)
     return results
 
 
@@ -345,6 +247,23 @@ def report(results: dict[str, Any], nodes: int) -> str:
         for who, name in (("ours", "TraceModel (ours)"), ("qt", "QStandardItemModel (Qt)")):
             small, big = results[f"insert_us_{who}_{kind}_100"], results[f"insert_us_{who}_{kind}_{nodes}"]
             lines.append(f"| {name}, {label} | {small} | {big} | {big / small:.2f} |")
+    lines += [
+        "",
+        "| per insert, ours against Qt | nodes | ours, median (µs) | Qt, median (µs) "
+        "| paired ratio ours/Qt |",
+        "|---|---|---|---|---|",
+    ]
+    for kind, label in (("model", "store + model, no view"), ("painted", "with the tree view, painted")):
+        for existing in (100, nodes):
+            key = f"{kind}_{existing}"
+            ours, qt, ratio = (results[f"insert_{what}_{key}"] for what in ("us_ours", "us_qt", "ratio"))
+            lines.append(f"| {label} | {existing} | {ours} | {qt} | **{ratio:.2f}** |")
+    lines += [
+        "",
+        _stats.note(("ours", "qt")),
+        "",
+        f"Machine: {os.cpu_count()} CPUs, load average {load_average()}.",
+    ]
     return "\n".join(lines)
 
 
