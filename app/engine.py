@@ -108,6 +108,9 @@ class Engine:
     def subscribe(self, sink: ev.EventSink) -> None:
         self._sinks.append(sink)
 
+    def unsubscribe(self, sink: ev.EventSink) -> None:
+        self._sinks.remove(sink)
+
     def _emit(self, event: ev.Event) -> None:
         ev.deliver(self._sinks, event)
 
@@ -146,7 +149,16 @@ class Engine:
                 raise
             self._loaded = True
             self._emit(ev.ModelLoading(progress=1.0, done=True, message=f"{backend.model_label} ready"))
+            self._prefill(backend)
             return backend
+
+    def _prefill(self, backend: Backend) -> None:
+        """Let a backend that can read the prompt's fixed opening ahead of time do so now."""
+        prefill = getattr(backend, "prefill", None)
+        if prefill is not None:
+            task = asyncio.create_task(prefill(self.system_prompt))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     def _create_backend(self) -> Backend:
         from app.llm.registry import create_backend

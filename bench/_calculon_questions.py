@@ -195,7 +195,7 @@ def units(rng: random.Random) -> Iterator[Question]:
             "units",
             value,
             "convert",
-            {"value": amount, "from_unit": source, "to_unit": target},
+            {"quantity": f"{amount} {source}", "to_unit": target},
         )
     for _ in range(3):
         f = rng.randint(40, 110)

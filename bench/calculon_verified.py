@@ -83,7 +83,7 @@ async def ask(engine: Any, question: Question) -> Run:
     outcome = await engine.ask(question.text)
     seconds = time.perf_counter() - started
     engine.session.reset()  # each question stands alone
-    engine._sinks.remove(seen.append)
+    engine.unsubscribe(seen.append)
     sources = [question.text, *(c.result for c in outcome.tool_calls if not c.is_error)]
     capped = sum(1 for e in seen if isinstance(e, ev.Notice) and CAP_NOTICE in e.message)
     return Run(

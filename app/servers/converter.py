@@ -6,6 +6,7 @@ Volumes are US customary (US liquid gallon of 231 cubic inches, 8 fl oz cup).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -37,62 +38,78 @@ Fahrenheit = Annotated[
     Any, NUMBER_SCHEMA, Field(description=f"Temperature in degrees Fahrenheit. {NUMBER_HINT}")
 ]
 Kelvin = Annotated[Any, NUMBER_SCHEMA, Field(description=f"Temperature in kelvins. {NUMBER_HINT}")]
-Value = Annotated[Any, NUMBER_SCHEMA, Field(description=f"The amount to convert. {NUMBER_HINT}")]
+Quantity = Annotated[
+    str,
+    Field(description="The amount with its unit, as written: '144 miles', '98.6 °F', '2.5 kg', '3 cups'."),
+]
 UnitName = Annotated[
-    str, Field(description="A unit symbol or name, e.g. 'km', 'miles', 'lb', 'kg', 'cup', 'l'.")
+    str,
+    Field(description="The unit to convert to, a symbol or name: 'km', 'miles', 'lb', 'kg', 'cup', '°C'."),
 ]
 
 
 @tool(server)
 def celsius_to_fahrenheit(value: Celsius) -> QuantityResult:
     """Convert a temperature from degrees Celsius to degrees Fahrenheit (100 °C = 212 °F)."""
-    return _convert(value, "°C", "°F")
+    return _amount(value, "°C", "°F")
 
 
 @tool(server)
 def fahrenheit_to_celsius(value: Fahrenheit) -> QuantityResult:
     """Convert a temperature from degrees Fahrenheit to degrees Celsius (212 °F = 100 °C)."""
-    return _convert(value, "°F", "°C")
+    return _amount(value, "°F", "°C")
 
 
 @tool(server)
 def celsius_to_kelvin(value: Celsius) -> QuantityResult:
     """Convert a temperature from degrees Celsius to kelvins (0 °C = 273.15 K)."""
-    return _convert(value, "°C", "K")
+    return _amount(value, "°C", "K")
 
 
 @tool(server)
 def kelvin_to_celsius(value: Kelvin) -> QuantityResult:
     """Convert a temperature from kelvins to degrees Celsius (273.15 K = 0 °C)."""
-    return _convert(value, "K", "°C")
+    return _amount(value, "K", "°C")
 
 
 @tool(server)
 def fahrenheit_to_kelvin(value: Fahrenheit) -> QuantityResult:
     """Convert a temperature from degrees Fahrenheit to kelvins (32 °F = 273.15 K)."""
-    return _convert(value, "°F", "K")
+    return _amount(value, "°F", "K")
 
 
 @tool(server)
 def kelvin_to_fahrenheit(value: Kelvin) -> QuantityResult:
     """Convert a temperature from kelvins to degrees Fahrenheit (273.15 K = 32 °F)."""
-    return _convert(value, "K", "°F")
+    return _amount(value, "K", "°F")
 
 
+# The amount and its unit travel together, as the user wrote them ("144 miles"): a small
+# model asked for a separate from_unit wrote the two units the wrong way round.
 @tool(server)
-def convert(value: Value, from_unit: UnitName, to_unit: UnitName) -> QuantityResult:
-    """Convert an amount between units of the same kind, exactly.
+def convert(quantity: Quantity, to_unit: UnitName) -> QuantityResult:
+    """Convert an amount to another unit of the same kind, exactly: "how many km is 26.2 miles"
+    is quantity '26.2 miles', to_unit 'km'.
     Length: mm, cm, m, km, in, ft, yd, mi, nmi. Mass: mg, g, kg, t, oz, lb, st.
     Volume (US customary): ml, cl, dl, l, m3, tsp, tbsp, fl_oz, cup, pt, qt, gal.
     Temperature: C, F, K. Full names and plurals work too (metres, pounds, gallons)."""
-    return _convert(value, from_unit, to_unit)
+    return _convert(quantity, to_unit)
 
 
-def _convert(value: Any, from_unit: str, to_unit: str) -> CallToolResult:
+def _convert(quantity: str, to_unit: str) -> CallToolResult:
     with tool_errors():
-        source, target = units.find_unit(from_unit), units.find_unit(to_unit)
-        amount = units.convert(parse_number(value, "value"), source, target)
-        return quantity_result(describe(amount), target.symbol)
+        number, unit = units.split_quantity(quantity)
+        return _converted(parse_number(number, "quantity"), unit, to_unit)
+
+
+def _amount(value: Any, from_unit: str, to_unit: str) -> CallToolResult:
+    with tool_errors():
+        return _converted(parse_number(value, "value"), from_unit, to_unit)
+
+
+def _converted(value: Fraction, from_unit: str, to_unit: str) -> CallToolResult:
+    source, target = units.find_unit(from_unit), units.find_unit(to_unit)
+    return quantity_result(describe(units.convert(value, source, target)), target.symbol)
 
 
 def main() -> None:

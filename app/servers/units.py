@@ -80,6 +80,21 @@ def find_unit(name: str) -> Unit:
     return unit
 
 
+_QUANTITY = re.compile(
+    r"\s*([-+−]?(?:[0-9][0-9,]*(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?(?:/[0-9]+)?)\s*(.*?)\s*"
+)
+
+
+def split_quantity(text: str) -> tuple[str, str]:
+    """``'144 miles'`` as its number and its unit: ``('144', 'miles')``."""
+    match = _QUANTITY.fullmatch(text)
+    if match is None:
+        raise CalcError(f"quantity must be a number and a unit, e.g. '26.2 miles'; got {text[:40]!r}")
+    if not match[2]:
+        raise CalcError(f"quantity {text[:40]!r} has no unit; write it after the number, e.g. '26.2 miles'")
+    return match[1].replace(",", "").replace("−", "-"), match[2]
+
+
 def known_units() -> str:
     groups: dict[str, list[str]] = {}
     for unit in UNITS:

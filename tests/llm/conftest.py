@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
+
 import pytest
+
+from app.llm.local import LocalBackend, LocalOptions
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def smol() -> Iterator[LocalBackend]:
+    """The default built-in model, SmolLM2 135M Instruct, with short replies."""
+    backend = LocalBackend(LocalOptions(builtin_model="smollm2-135m-instruct", n_ctx=2048, max_tokens=96))
+    asyncio.run(backend.load())
+    yield backend
+    asyncio.run(backend.aclose())

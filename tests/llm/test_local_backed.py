@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -14,17 +12,9 @@ from app.core.provenance import CalculonVerifier
 from app.llm.local import LocalBackend, LocalOptions
 from app.llm.local.backed import backed_forms
 from app.llm.local.schema_grammar import build_step_grammar
-from tests.llm.local_fixtures import calculator_tools
+from tests.llm.local_fixtures import calculator_tools, step_done
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def smol() -> Iterator[LocalBackend]:
-    backend = LocalBackend(LocalOptions(builtin_model="smollm2-135m-instruct", n_ctx=2048, max_tokens=96))
-    asyncio.run(backend.load())
-    yield backend
-    asyncio.run(backend.aclose())
 
 
 def test_backed_forms_give_calls_exact_values_and_answers_their_roundings():
@@ -75,3 +65,25 @@ async def test_an_answer_can_only_state_backed_numbers(smol):
     answer = "".join(c.text for c in await collect(smol, request) if isinstance(c, TextChunk))
     assert answer.strip()
     assert CalculonVerifier().check(answer, [question, "1776"]).verified, answer
+
+
+async def test_an_answer_that_goes_round_in_a_loop_is_cut_off_before_the_cap(smol):
+    question = "Repeat after me, without stopping: 12, 12, 12, 12, 12, 12,"
+    chunks = await collect(smol, ModelRequest("", (Message("user", question),), (), backed=(question,)))
+    done = step_done(chunks)
+    assert done.tokens < 96 and any("went round in a loop" in n for n in done.notices), (done, chunks)
+
+
+async def test_the_prompts_fixed_opening_is_read_before_the_first_question():
+    backend = LocalBackend(LocalOptions(builtin_model="smollm2-135m-instruct", n_ctx=4096, max_tokens=24))
+    try:
+        await backend.prefill("You are Calculon.")
+        question = "What is 12 times 7?"
+        request = ModelRequest(
+            "You are Calculon.", (Message("user", question),), calculator_tools(), (question,)
+        )
+        await collect(backend, request)
+        step = backend.last_step
+        assert step is not None and step.reused_tokens > 0.8 * (step.prompt_tokens - 200), step
+    finally:
+        await backend.aclose()

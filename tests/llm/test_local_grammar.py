@@ -8,11 +8,20 @@ import pytest
 
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolCall, ToolSpec
+from app.llm.local.backed import backed_forms
 from app.llm.local.calls import parse_call
+from app.llm.local.formats import ChatMLFormat
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.sampling import RepeatGuard
 from app.llm.local.schema_grammar import ANY_VALUE, build_step_grammar, prepare_schema
-from app.llm.local.step import StepPolicy, calls_this_turn, forces_call, repeats_earlier_call
+from app.llm.local.step import (
+    StepPolicy,
+    calls_this_turn,
+    forces_call,
+    operands_for,
+    repeats_earlier_call,
+    stops_for,
+)
 from app.llm.local.watch import MarkerWatch
 from tests.llm.local_fixtures import calculator_tools
 
@@ -207,3 +216,27 @@ def test_thoughts_stream_apart_from_the_answer_and_a_stop_text_ends_the_step() -
         ("ThoughtChunk", "numbers."),
         ("TextChunk", "It is 7."),
     ]
+
+
+def test_a_reply_that_starts_making_up_a_tool_result_ends_there() -> None:
+    seen: list[object] = []
+    phases = Phases(
+        PhaseSetup(None, stops_for(ChatMLFormat()), False), seen.append, lambda text: _NoGrammar()
+    )  # type: ignore[arg-type,return-value]
+    pieces = ("12 * 7 = 84.", " <tool", '_result name="add">')
+    assert [phases.feed(p) for p in pieces] == [False, False, True]
+    shown = "".join(c.text for c in seen)  # type: ignore[attr-defined]
+    assert shown.strip() == "12 * 7 = 84." and phases.stopped_on_text
+
+
+def test_the_operands_come_from_the_users_words_never_from_the_apps_reask() -> None:
+    question = "What is 12 times 7?"
+    asked = ModelRequest("", (Message("user", question),), calculator_tools(), backed=(question,))
+    ops = operands_for(asked, backed_forms([question]), every=True)
+    assert ops is not None and sorted(f for slot in ops.slots for f in slot) == ["12", "7"]
+    reask = (
+        Message("assistant", "It is 85."),
+        Message("user", "Your answer contains numbers no tool returned: 85."),
+    )
+    again = ModelRequest("", (*asked.messages, *reask), calculator_tools(), backed=(question,))
+    assert operands_for(again, backed_forms([question]), every=True) is None

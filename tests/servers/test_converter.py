@@ -24,7 +24,7 @@ TEMPERATURE_TOOLS = {
 async def test_lists_temperature_tools_and_convert(converter: Client) -> None:
     listed = {tool.name: tool for tool in (await converter.list_tools()).tools}
     assert set(listed) == TEMPERATURE_TOOLS | {"convert"}
-    assert listed["convert"].input_schema["required"] == ["value", "from_unit", "to_unit"]
+    assert listed["convert"].input_schema["required"] == ["quantity", "to_unit"]
     assert "Celsius" in listed["celsius_to_fahrenheit"].input_schema["properties"]["value"]["description"]
 
 
@@ -59,20 +59,22 @@ async def test_inexact_temperatures_give_fraction_and_rounding(converter: Client
 
 
 @pytest.mark.parametrize(
-    ("value", "source", "target", "text"),
+    ("quantity", "target", "text"),
     [
-        (1, "inch", "cm", "2.54 cm"),
-        (26.2, "miles", "km", "42.1648128 km"),
-        (1, "pound", "grams", "453.59237 g"),
-        (2, "gallons", "litres", "7.570823568 l"),
-        ("1.5", "cups", "ml", "354.88235475 ml"),
-        (20, "C", "F", "68 °F"),
+        ("1 inch", "cm", "2.54 cm"),
+        ("26.2 miles", "km", "42.1648128 km"),
+        ("1pound", "grams", "453.59237 g"),
+        ("2 gallons", "litres", "7.570823568 l"),
+        ("1.5 cups", "ml", "354.88235475 ml"),
+        ("20 °C", "F", "68 °F"),
+        ("1,000 m", "km", "1 km"),
+        ("-40 degrees Fahrenheit", "C", "-40 °C"),
     ],
 )
-async def test_convert_handles_aliases_and_is_exact(
-    converter: Client, value: Any, source: str, target: str, text: str
+async def test_convert_reads_the_amount_with_its_unit_and_is_exact(
+    converter: Client, quantity: str, target: str, text: str
 ) -> None:
-    result = await call(converter, "convert", value=value, from_unit=source, to_unit=target)
+    result = await call(converter, "convert", quantity=quantity, to_unit=target)
     assert text_of(result) == text
     assert result.structured_content is not None
     assert result.structured_content["exact"] is True
@@ -83,15 +85,16 @@ async def test_convert_handles_aliases_and_is_exact(
     [
         (
             "convert",
-            {"value": 1, "from_unit": "furlong", "to_unit": "m"},
+            {"quantity": "1 furlong", "to_unit": "m"},
             "unknown unit 'furlong'; known units are",
         ),
         (
             "convert",
-            {"value": 1, "from_unit": "m", "to_unit": "kg"},
+            {"quantity": "1 m", "to_unit": "kg"},
             "cannot convert length (m) to mass (kg)",
         ),
-        ("convert", {"value": "lots", "from_unit": "m", "to_unit": "km"}, "value must be a number"),
+        ("convert", {"quantity": "lots of m", "to_unit": "km"}, "quantity must be a number and a unit"),
+        ("convert", {"quantity": "12", "to_unit": "km"}, "has no unit"),
         ("kelvin_to_celsius", {"value": -1}, "-1 K is below absolute zero"),
         ("celsius_to_fahrenheit", {"value": -300}, "-300 °C is below absolute zero"),
     ],

@@ -32,5 +32,5 @@ async def test_serve_runs_the_named_server_over_stdio() -> None:
     params = server_params("-c", "from app.servers import serve; serve('converter')")
     with anyio.fail_after(30):
         async with Client(params) as client:
-            result = await client.call_tool("convert", {"value": 1, "from_unit": "ft", "to_unit": "in"})
+            result = await client.call_tool("convert", {"quantity": "1 ft", "to_unit": "in"})
     assert text_of(result) == "12 in"

@@ -46,14 +46,17 @@ class BackedForms:
         return self.json | ({"100"} if self.percent else set())
 
     percent: bool = False
+    notes: frozenset[str] = frozenset()  # the calculator's "(rounded to 28 significant digits)", as written
 
 
 def backed_forms(texts: Iterable[str]) -> BackedForms:
     written: set[str] = set()
     values: set[Fraction] = set()
+    notes: set[str] = set()
     percent = False
     for source in texts:
         percent = percent or "%" in source or "percent" in source.lower()
+        notes.update(_ROUNDING_NOTE.findall(source))
         for mention in find_numbers(_ROUNDING_NOTE.sub(" ", source)):
             if _PLAIN_NUMBER.fullmatch(mention.text) and len(mention.text) <= MAX_DIGITS:
                 written.add(mention.text)
@@ -64,7 +67,7 @@ def backed_forms(texts: Iterable[str]) -> BackedForms:
     text = exact | rounded | written
     text |= {_grouped(f) for f in text}
     integers = {f for f in exact if "." not in f}
-    return BackedForms(frozenset(text), frozenset(exact), frozenset(integers), percent)
+    return BackedForms(frozenset(text), frozenset(exact), frozenset(integers), percent, frozenset(notes))
 
 
 def exact_forms(value: Fraction) -> set[str]:
@@ -108,14 +111,26 @@ def _grouped(form: str) -> str:
 def text_rules(forms: BackedForms) -> list[str]:
     """``calculon-banswer``: free text that does not open with "<" (that is how a tool call
     begins), in which every run of digits is a backed number."""
+    # A result's rounding note may be copied as written; its digits back nothing else.
+    note = f" | {_alternatives(forms.notes)}" if forms.notes else ""
     return [
         f"calculon-num ::= {_alternatives(forms.text)}",
         "calculon-btext ::= calculon-bseg* calculon-btail?",
-        "calculon-bseg ::= [^0-9\\x00] | calculon-num calculon-bafter",
+        f"calculon-bseg ::= [^0-9\\x00] | calculon-num calculon-bafter{note}",
         "calculon-bafter ::= [^0-9.,\\x00] | [.,] [^0-9\\x00]",
         "calculon-btail ::= calculon-num [.,]?",
         "calculon-banswer ::= [^<0-9\\x00] calculon-btext | calculon-num calculon-bafter calculon-btext"
         " | calculon-btail",
+    ]
+
+
+def result_rules(result: Iterable[str]) -> list[str]:
+    """``calculon-ranswer``: a backed answer that states the tool's result (one of its forms)
+    somewhere: a small model otherwise writes "38 - 9 = 38." beside the right result."""
+    return [
+        f"calculon-rnum ::= {_alternatives(result)}",
+        "calculon-ranswer ::= calculon-rhead? calculon-rnum (calculon-bafter calculon-btext | [.,]?)",
+        "calculon-rhead ::= ([^<0-9\\x00] | calculon-num calculon-bafter) calculon-bseg*",
     ]
 
 
@@ -172,6 +187,18 @@ def _expression_rules(name: str) -> list[str]:
 _CLASS_STRING = re.compile(r'^(?P<name>[\w-]+) ::= "\\"" \[(?P<chars>[^\]]*)\][*+] "\\"" space$')
 
 
+def arithmetic_strings(tool_rules: Iterable[str]) -> list[str]:
+    """The names of the string rules that :func:`strict_rules` decodes as arithmetic."""
+    return [
+        m["name"] for line in tool_rules if (m := _CLASS_STRING.match(line)) and _is_arithmetic(m["chars"])
+    ]
+
+
+def _is_arithmetic(chars: str) -> bool:
+    others = chars.replace("0-9", "")
+    return "0-9" in chars and "(" in others and set(others.replace("\\-", "-")) <= _ARITHMETIC
+
+
 def _class_string(line: str) -> list[str] | None:
     """``"12 * 7"`` under a class that admits digits: digits only as backed numbers, and no digit,
     decimal point or exponent straight after one (that would make another number)."""
@@ -179,7 +206,7 @@ def _class_string(line: str) -> list[str] | None:
     if match is None or "0-9" not in match["chars"]:
         return None
     name, others = match["name"], match["chars"].replace("0-9", "")
-    if "(" in others and set(others.replace("\\-", "-")) <= _ARITHMETIC:
+    if _is_arithmetic(match["chars"]):
         return _expression_rules(name)
     after = others.replace(".", "").replace("eE", "").replace("e", "").replace("E", "")
     return [

@@ -179,6 +179,20 @@ class LocalBackend:
                 await _settle(job)
                 self._running_step = None
 
+    async def prefill(self, system: str) -> None:
+        """Read the opening every prompt shares into the cache, ahead of the first question.
+        A question asked meanwhile waits for it and then starts from it."""
+        await self.load()
+        async with self._step_lock:
+            stop = self._running_step = threading.Event()
+            try:
+                assert self._runner is not None
+                tokens = await self._in_worker(self._runner.prefill, system, stop)
+                logger.info("prefilled %d prompt tokens", tokens)
+            finally:
+                stop.set()  # a cancelled prefill stops at the next batch
+                self._running_step = None
+
     def _step(self, request: ModelRequest, emit: Callable[[Any], None], stop: threading.Event) -> None:
         assert self._runner is not None
         try:

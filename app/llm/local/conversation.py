@@ -95,10 +95,13 @@ def render_call(call: ToolCall) -> str:
     return f"{CALL_OPEN}{json.dumps(body, ensure_ascii=False)}{CALL_CLOSE}"
 
 
+RESULT_OPEN = "<tool_result"  # a model that writes this is making up a result: its reply ends there
+
+
 def render_tool_result(message: Message) -> str:
     flag = ' error="true"' if message.is_error else ""
     name = message.tool_name.replace('"', "'")
-    return f'<tool_result name="{name}"{flag}>{message.text}</tool_result>'
+    return f'{RESULT_OPEN} name="{name}"{flag}>{message.text}</tool_result>'
 
 
 def fold_system(turns: Sequence[Turn]) -> list[Turn]:

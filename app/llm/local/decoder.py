@@ -30,7 +30,7 @@ class DecodeResult:
     call_text: str = ""
     call_complete: bool = False
     tokens: int = 0
-    stop_reason: str = ""  # end, stop-text, call, cap, context, cancelled
+    stop_reason: str = ""  # end, stop-text, call, cap, loop, context, cancelled
     tokens_after_stop: int = 0  # tokens chosen after the stop flag was raised
     closed_early: str = ""  # why a tool call was closed early: "loop", "budget", or ""
     prompt_tokens: int = 0
@@ -45,7 +45,8 @@ class Decoder:
     def __init__(self, model: llama_cpp.Llama):
         self.model = model
         self.picker = TokenPicker(model)
-        self.guard = RepeatGuard()  # inside tool calls only: free text is the model's own business
+        # inside tool calls and Calculon-mode answers only: free text is the model's own business
+        self.guard = RepeatGuard()
         self._pieces: dict[int, bytes] = {}
 
     @property
@@ -83,6 +84,8 @@ class Decoder:
                 return "context"
             if phases.kind == "call" and not result.closed_early:
                 result.closed_early = self._should_close(produced, max_tokens - result.tokens)
+            elif phases.kind == "answer" and phases.grammar is not None and self.guard.looping(produced):
+                return "loop"  # a constrained answer repeating itself ("= 26 * 7 + 10 = 26 * 7 ...")
             token = self.picker.pick(phases.grammar, closing=bool(result.closed_early))
             produced.append(token)
             result.tokens_after_stop += stop.is_set()
@@ -101,6 +104,12 @@ class Decoder:
         if left <= CLOSING_RESERVE:
             return "budget"
         return "loop" if self.guard.looping(produced) else ""
+
+    def prime(self, prompt: Sequence[int], stop: threading.Event) -> int:
+        """Decode ``prompt`` into the cache without generating (the opening shared by every
+        prompt); the tokens newly decoded."""
+        kept = self._prime(prompt, stop)
+        return len(prompt) - kept
 
     def _prime(self, prompt: Sequence[int], stop: threading.Event) -> int:
         """Decode the prompt, keeping the cached prefix it shares with the last run."""

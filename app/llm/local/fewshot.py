@@ -62,7 +62,7 @@ EXPRESSION_EXAMPLES = (
         "How many km is 5 miles?",
         "5 miles is 8.04672 km.",
         "convert",
-        {"value": 5, "from_unit": "miles", "to_unit": "km"},
+        {"quantity": "5 miles", "to_unit": "km"},
         "8.04672 km",
     ),
     Example(
@@ -86,13 +86,70 @@ EXPRESSION_EXAMPLES = (
     Example("What is 6 times 9?", "6 × 9 = 54.", "evaluate", {"expression": "6 * 9"}, "54"),
 )
 
+# The expressions, and the kinds of question a 135M model got backwards or sent to the
+# wrong tool ("B less than A", money spent, a discount, a temperature, a square root),
+# worded unlike the bench's questions so the bench still measures more than recall.
+EVERYDAY_EXAMPLES = (
+    *EXPRESSION_EXAMPLES[:3],
+    Example(
+        "I spend $8 of my $50. What remains?", "$42 remains.", "evaluate", {"expression": "50 - 8"}, "42"
+    ),
+    Example(
+        "An $80 jacket has 25% off. What does it cost now?",
+        "It costs $60 now.",
+        "evaluate",
+        {"expression": "80 * (100 - 25) / 100"},
+        "60",
+    ),
+    Example(
+        "Convert 50 °F to Celsius.",
+        "50 °F is 10 °C.",
+        "convert",
+        {"quantity": "50 °F", "to_unit": "°C"},
+        "10 °C",
+    ),
+    Example("Square root of 81?", "The square root of 81 is 9.", "sqrt", {"x": 81}, "9"),
+    Example(
+        "12 cookies are split between 4 friends. How many does each get?",
+        "Each gets 3 cookies.",
+        "evaluate",
+        {"expression": "12 / 4"},
+        "3",
+    ),
+    Example(
+        "I have 5 books and buy 3 more. How many now?",
+        "You have 8 books.",
+        "evaluate",
+        {"expression": "5 + 3"},
+        "8",
+    ),
+    Example("What is 7 squared?", "7 squared is 49.", "evaluate", {"expression": "7^2"}, "49"),
+    Example(
+        "What is the mean of 4, 8 and 9?",
+        "The mean is 7.",
+        "evaluate",
+        {"expression": "(4 + 8 + 9) / 3"},
+        "7",
+    ),
+    *EXPRESSION_EXAMPLES[3:-1],
+    Example("Find 45 less than 300.", "300 - 45 = 255.", "evaluate", {"expression": "300 - 45"}, "255"),
+    EXPRESSION_EXAMPLES[-1],
+)
+
 VARIANTS: dict[str, tuple[Example, ...]] = {
     "operations": CALCULATOR_EXAMPLES,  # one example per calculator tool
     "expressions": EXPRESSION_EXAMPLES,  # every calculation written as one expression for evaluate
+    "everyday": EVERYDAY_EXAMPLES,
     "none": (),
 }
 # Chosen per family by bench/calculon_verified; CALCULON_EXAMPLES overrides it, for that bench.
-FAMILIES: dict[str, str] = {"smollm2": "expressions", "gemma": "expressions"}
+FAMILIES: dict[str, str] = {"smollm2": "everyday", "gemma": "expressions"}
+
+
+def family_examples(family: str) -> list[Message]:
+    """The family's examples as history messages, whatever tools are offered."""
+    variant = os.environ.get("CALCULON_EXAMPLES") or FAMILIES.get(family, "none")
+    return [m for index, example in enumerate(VARIANTS.get(variant, ())) for m in example.messages(index)]
 
 
 def example_messages(family: str, tools: Sequence[ToolSpec]) -> list[Message]:
@@ -103,8 +160,7 @@ def example_messages(family: str, tools: Sequence[ToolSpec]) -> list[Message]:
     shows the syntax, since the grammar admits no tool that is not offered.
     """
     offered = {t.name for t in tools}
-    variant = os.environ.get("CALCULON_EXAMPLES") or FAMILIES.get(family, "none")
-    chosen = VARIANTS.get(variant, ())
-    if not any(e.tool in offered for e in chosen):
+    examples = family_examples(family)
+    if not any(c.name in offered for m in examples for c in m.tool_calls):
         return []  # none of their tools here (no calculator): they would only mislead
-    return [m for index, example in enumerate(chosen) for m in example.messages(index)]
+    return examples

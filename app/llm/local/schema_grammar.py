@@ -17,13 +17,13 @@ import copy
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from app.core.messages import ToolSpec
-from app.llm.local import backed
+from app.llm.local import backed, operands
 from app.llm.local.backed import BackedForms
 from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
 
@@ -64,6 +64,10 @@ class ToolRules:
 
     lines: tuple[str, ...]
     relaxed: tuple[str, ...] = ()
+    # the arguments rule of each tool whose fields are all required and some numeric, with them
+    objects: Mapping[str, tuple[tuple[str, operands.FieldKind], ...]] = dataclasses.field(
+        default_factory=dict
+    )
 
 
 _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\\x00]"]
@@ -71,11 +75,14 @@ _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\
 ANSWER_ONLY = StepGrammar("\n".join(["root ::= calculon-answer", *_ANSWER_RULES]), "", allows_calls=False)
 
 
-def answer_only(forms: BackedForms | None) -> StepGrammar:
-    """A step that may only answer; in Calculon mode, with backed numbers alone."""
+def answer_only(forms: BackedForms | None, result: frozenset[str] = frozenset()) -> StepGrammar:
+    """A step that may only answer; in Calculon mode, with backed numbers alone, and stating
+    the last tool result when it holds a number (``result``: its forms)."""
     if forms is None:
         return ANSWER_ONLY
     rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
+    if result:
+        rules = ["root ::= calculon-ranswer", *rules[1:], *backed.result_rules(result)]
     return StepGrammar("\n".join(rules), "", allows_calls=False, keeps_answer=True)
 
 
@@ -97,16 +104,34 @@ def tool_rules(tools: Sequence[ToolSpec], compiles: Compiles | None = None) -> T
         arguments[tool.name] = schema
         if not ok:
             relaxed.append(tool.name)
-    return ToolRules(tuple(_call_rules(arguments)), tuple(relaxed))
+    return ToolRules(tuple(_call_rules(arguments)), tuple(relaxed), _numeric_objects(arguments.values()))
 
 
-def compose(rules: ToolRules, *, forced: bool, thinks: bool, forms: BackedForms | None) -> StepGrammar:
-    """The step grammar from the cached tool rules and, in Calculon mode, this step's backed numbers."""
+def _numeric_objects(schemas: Iterable[Mapping[str, Any]]) -> dict[str, operands.Fields]:
+    objects = {}
+    for i, schema in enumerate(schemas):  # the converter names the union's members alternative-0, -1, ...
+        fields = operands.field_kinds(schema)
+        if fields and any(kind != "other" for _, kind in fields):
+            objects[f"alternative-{i}-arguments"] = fields
+    return objects
+
+
+def compose(
+    rules: ToolRules,
+    *,
+    forced: bool,
+    thinks: bool,
+    forms: BackedForms | None,
+    ops: operands.Operands | None = None,
+) -> StepGrammar:
+    """The step grammar from the cached tool rules and, in Calculon mode, this step's backed
+    numbers and (``ops``) the user's numbers that the call must use."""
     lines = list(rules.lines)
     if forms is None:
         answer = _ANSWER_RULES
     else:
-        lines = backed.strict_rules(lines, forms)
+        plain = backed.strict_rules(lines, forms)
+        lines = _with_operands(plain, rules, ops) if ops is not None else plain
         answer = [
             "calculon-answer ::= calculon-banswer",
             "calculon-any ::= [^\\x00]",
@@ -118,6 +143,15 @@ def compose(rules: ToolRules, *, forced: bool, thinks: bool, forms: BackedForms 
     decide = "\n".join([f"root ::= {' | '.join(branches)}", *lines, *answer])
     body = "\n".join(["root ::= calculon-body", *lines, *answer])
     return StepGrammar(decide, body, rules.relaxed, keeps_answer=forms is not None)
+
+
+def _with_operands(lines: list[str], rules: ToolRules, ops: operands.Operands) -> list[str]:
+    """Calls that use the user's numbers as ``ops`` says; the plain backed rules when no tool can."""
+    names = backed.arithmetic_strings(rules.lines)
+    constrained, dead = operands.constrain_expressions(lines, names, ops)
+    constrained, dead_objects = operands.constrain_objects(constrained, rules.objects, ops)
+    pruned = operands.prune([*constrained, *operands.value_rules(ops)], dead | dead_objects)
+    return pruned if pruned is not None else lines
 
 
 def _call_rules(arguments: Mapping[str, Any]) -> list[str]:

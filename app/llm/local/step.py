@@ -27,10 +27,11 @@ from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCa
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.backed import BackedForms, backed_forms
 from app.llm.local.calls import parse_call
-from app.llm.local.conversation import build_turns, flatten, message_groups
+from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
 from app.llm.local.decoder import Decoder, DecodeResult
-from app.llm.local.fewshot import example_messages
+from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
+from app.llm.local.operands import Operands, operands
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 
@@ -85,11 +86,13 @@ class StepRunner:
             return answer_only(forms) if forms is not None else None
         limit = self.policy.max_tool_calls
         if limit is not None and calls_this_turn(request.messages) >= limit:
-            notices.append(
-                f"This model may make {limit} tool call(s) per message; it was asked to answer now."
+            # the model's normal course, not news to the user: said in the log only
+            logger.debug("this model may make %d tool call(s) per message; answering now", limit)
+            return answer_only(
+                forms, last_result_forms(request.messages) if forms is not None else frozenset()
             )
-            return answer_only(forms)
-        return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms)
+        ops = operands_for(request, forms, every=limit == 1)
+        return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
 
     def _decode(
         self,
@@ -98,7 +101,7 @@ class StepRunner:
         emit: Callable[[Chunk], None],
         stop: threading.Event,
     ) -> DecodeResult:
-        setup = PhaseSetup(grammar, self.format.stop, self.format.thinks)
+        setup = PhaseSetup(grammar, stops_for(self.format), self.format.thinks)
         budget = min(self.policy.max_tokens, self.decoder.n_ctx - len(prompt))
         self.last = self.decoder.run(prompt, setup, budget, emit, stop)
         return self.last
@@ -110,7 +113,12 @@ class StepRunner:
         return parse_call(result.call_text, tools, complete=result.call_complete, cut_off_note=note)
 
     def grammar_for(
-        self, tools: Sequence[ToolSpec], *, forced: bool, forms: BackedForms | None = None
+        self,
+        tools: Sequence[ToolSpec],
+        *,
+        forced: bool,
+        forms: BackedForms | None = None,
+        ops: Operands | None = None,
     ) -> StepGrammar:
         """The step grammar; the tools' part is built once per tool list, the backed numbers per step."""
         thinks = self.format.thinks
@@ -122,6 +130,11 @@ class StepRunner:
                 logger.warning("the combined tool-call grammar did not compile; relaxing every tool")
                 rules = tool_rules(tools, _never)
             self._rules[key] = rules
+        if ops is not None:
+            grammar = compose(self._rules[key], forced=forced, thinks=thinks, forms=forms, ops=ops)
+            if self.decoder.picker.compiles(grammar.decide):
+                return grammar
+            logger.warning("the operand grammar did not compile; using the plain backed grammar")
         return compose(self._rules[key], forced=forced, thinks=thinks, forms=forms)
 
     def fit(self, request: ModelRequest) -> tuple[list[int], list[str]]:
@@ -142,12 +155,23 @@ class StepRunner:
             category="context",
         )
 
+    def prefill(self, system: str, stop: threading.Event) -> int:
+        """Decode the opening every prompt shares (instructions and worked examples) ahead of
+        the first question, so it is answered as fast as the ones after it; the tokens decoded."""
+        examples = family_examples(self.policy.family) if self.policy.family else []
+        if not examples:
+            return 0
+        text = self.format.render(build_turns(system, [], (), examples))
+        return self.decoder.prime(self._tokens(text), stop)
+
     def render(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
         examples = example_messages(self.policy.family, tools) if self.policy.family else []
         return self.format.render(build_turns(system, messages, tools, examples))
 
     def tokenize(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> list[int]:
-        text = self.render(system, messages, tools)
+        return self._tokens(self.render(system, messages, tools))
+
+    def _tokens(self, text: str) -> list[int]:
         has_bos = bool(self._bos_text) and text.startswith(self._bos_text)
         return self.model.tokenize(text.encode("utf-8"), add_bos=not has_bos, special=True)
 
@@ -168,9 +192,28 @@ class StepRunner:
             return [f"The model {why} inside a tool call; the call was closed early."]
         if result.stop_reason == "cap":
             return [f"The model's reply was cut off at {result.tokens} tokens (the per-step limit)."]
+        if result.stop_reason == "loop":
+            return [f"The model's answer went round in a loop; it was cut off after {result.tokens} tokens."]
         if result.stop_reason == "context":
             return ["The model's reply filled its context window and was cut off."]
         return []
+
+
+def operands_for(request: ModelRequest, forms: BackedForms | None, *, every: bool) -> Operands | None:
+    """In Calculon mode, on the step that answers a user message: the user's numbers the call
+    must use (each once; all of them, when this is the one call the model may make)."""
+    last = request.messages[-1] if request.messages else None
+    if forms is None or request.backed is None or last is None or last.role != "user":
+        return None
+    if last.text not in request.backed:  # the app's own re-ask, not the user's words
+        return None
+    free = backed_forms(t for t in request.backed if t != last.text).arguments
+    return operands(last.text, free | ({"100"} if forms.percent else set()), every=every)
+
+
+def stops_for(chat_format: ChatFormat) -> tuple[str, ...]:
+    """What ends a reply: the format's end of turn, and the start of a made-up tool result."""
+    return (*chat_format.stop, RESULT_OPEN)
 
 
 def _never(_grammar: str) -> bool:
@@ -187,6 +230,14 @@ def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
     if policy.call_policy == "always":
         return True
     return policy.call_policy == "numbers" and policy.strict and bool(_DIGIT.search(last.text))
+
+
+def last_result_forms(messages: Sequence[Message]) -> frozenset[str]:
+    """The written forms of the numbers in this turn's last tool result (none for an error)."""
+    results = [m for m in _this_turn(messages) if m.role == "tool"]
+    if not results or results[-1].is_error:
+        return frozenset()
+    return backed_forms([results[-1].text]).text
 
 
 def _this_turn(messages: Sequence[Message]) -> Sequence[Message]:

@@ -1,0 +1,384 @@
+"""Each of the user's numbers used once: Calculon mode's grammar for a call's operands.
+
+A backed-number grammar (:mod:`backed`) stops the model inventing a number, but
+a tiny model still copies one it was given: "How many km is 144 miles?" became
+``evaluate("144 * 144")``, "I save $464 a week; how much in 14 weeks?" became
+``14 * 14``, and "(80 + 20) * 9" lost its 9. Here a call's arguments use each
+number of the user's latest message at most as often as the message holds it,
+and, on the one call a model may make per message, every one of them; words
+count as their numbers (the 2 of "squared", the 3 behind "the average of three
+numbers"). Other backed numbers (earlier results, 100 beside a percentage) stay
+free to use. The model still picks the tool,
+the operators and the order; it can no longer drop or duplicate an operand.
+
+A tool that cannot take the operands (``multiply`` for three numbers, an
+expression for one number and nothing else) is left out of the step's grammar,
+so the model is steered to one that can (``evaluate``, ``convert``). The
+grammar tracks which operands are left with nonterminals indexed by what is
+left before and after, so it grows with 3^n for n distinct numbers: past
+``MAX_SLOTS`` the step keeps the plain backed grammar.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from app.core.numbers import Mention, find_numbers
+from app.llm.local.backed import exact_forms
+
+MAX_SLOTS = 5  # distinct numbers in one message; more, and the usage grammar is not built
+MAX_COUNT = 9  # a number written more often than this is treated as free
+_WORD_NUMBERS = {  # everyday words that stand for a number in a calculation
+    "squared": "2",
+    "square": "2",
+    "cubed": "3",
+    "cube": "3",
+    "half": "2",
+    "halved": "2",
+    "twice": "2",
+    "double": "2",
+    "doubled": "2",
+    "triple": "3",
+    "tripled": "3",
+    "quarter": "4",
+}
+_WORD = re.compile(r"[a-z]+")
+_GROUP = re.compile(r"\((?=[^()]*[0-9][^()]*[-+*/×÷^][^()]*[0-9])[-+*/×÷^0-9.,%\s]+\)")
+Counts = tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Operands:
+    """The user's numbers (each a set of exact forms, with how often it is written) and the
+    numbers free to use beside them; ``every``: the call must use all of them."""
+
+    slots: tuple[frozenset[str], ...]
+    counts: Counts
+    constants: frozenset[str]
+    every: bool
+    groups: tuple[Counts, ...] = ()  # operands the user bracketed together, one count vector each
+
+    @property
+    def none_left(self) -> Counts:
+        return tuple(0 for _ in self.counts)
+
+
+def operands(user_text: str, free: Iterable[str], *, every: bool) -> Operands | None:
+    """The operands of ``user_text``; None when there are too many for the grammar."""
+    slots: dict[frozenset[str], int] = {}
+    mentions = find_numbers(user_text)
+    for mention in mentions:
+        forms = _forms(mention)
+        if forms:
+            slots[forms] = slots.get(forms, 0) + 1
+    for value in _word_numbers(user_text, len(slots)):
+        slots[frozenset({value})] = slots.get(frozenset({value}), 0) + 1
+    constants = set(free)
+    kept = {forms: n for forms, n in slots.items() if not forms & constants and n <= MAX_COUNT}
+    if len(kept) > MAX_SLOTS:
+        return None
+    constants |= {f for forms in slots if forms not in kept for f in forms}
+    order = list(kept)
+    groups = tuple(
+        g for g in (_group(user_text, span, mentions, order) for span in _brackets(user_text)) if g
+    )
+    return Operands(tuple(kept), tuple(kept.values()), frozenset(constants), every, groups)
+
+
+def _forms(mention: Mention) -> frozenset[str]:
+    return frozenset(f for value in mention.values() for f in exact_forms(value))
+
+
+def _brackets(text: str) -> list[tuple[int, int]]:
+    """Innermost brackets that hold only arithmetic: "(80 + 20)"."""
+    return [m.span() for m in _GROUP.finditer(text)]
+
+
+def _group(
+    text: str, span: tuple[int, int], mentions: Sequence[Mention], order: Sequence[frozenset[str]]
+) -> Counts | None:
+    inside = [m for m in mentions if span[0] < m.start and m.end < span[1]]
+    counts = [0] * len(order)
+    for mention in inside:
+        forms = _forms(mention)
+        if forms not in order:
+            return None  # a free number: nothing to keep together
+        counts[order.index(forms)] += 1
+    return tuple(counts) if len(inside) >= 2 else None
+
+
+def _word_numbers(text: str, numbers: int) -> list[str]:
+    """The numbers that words stand for ("25 squared" is 25 ^ 2), once per word."""
+    words = _WORD.findall(text.lower())
+    found = [
+        _WORD_NUMBERS[word]
+        for word, after in zip(words, [*words[1:], ""], strict=True)
+        if word in _WORD_NUMBERS and after != "root"  # a square root is a tool of its own
+    ]
+    if {"average", "mean"} & set(words) and numbers > 1:
+        found.append(str(numbers))  # the average of three numbers divides by three
+    return found
+
+
+def _alternatives(forms: Iterable[str]) -> str:
+    return " | ".join(json.dumps(f) for f in sorted(forms, key=lambda f: (len(f), f)))
+
+
+def value_rules(ops: Operands) -> list[str]:
+    rules = [f"calculon-o{i} ::= {_alternatives(forms)}" for i, forms in enumerate(ops.slots)]
+    # after a number in a text field, its unit: no digit, and not a decimal point that goes on
+    rules.append('calculon-unit ::= " "? [^"\\\\0-9.,\\x00-\\x1f ] [^"\\\\0-9\\x00-\\x1f]*')
+    if ops.constants:
+        rules.append(f"calculon-c ::= {_alternatives(ops.constants)}")
+    return rules
+
+
+def _code(counts: Counts) -> str:
+    return "".join(map(str, counts))
+
+
+def _below(left: Counts) -> Iterable[Counts]:
+    """Every count vector from ``left`` down to none, componentwise."""
+    return itertools.product(*(range(n, -1, -1) for n in left))
+
+
+class ExpressionRules:
+    """An arithmetic string whose operands are the user's numbers, used as ``Operands`` says."""
+
+    def __init__(self, name: str, ops: Operands, atoms: Sequence[str] | None = None):
+        self.name, self.ops = name, ops
+        # the rule that writes each operand: a number, or a bracketed group of the user's
+        self.atoms = (
+            tuple(atoms) if atoms is not None else tuple(f"calculon-o{i}" for i in range(len(ops.counts)))
+        )
+        self._t: dict[tuple[Counts, Counts], list[str]] = {}
+        self._e: dict[tuple[Counts, Counts], list[str]] = {}
+        self._solve()
+
+    def _atoms(self, left: Counts, after: Counts) -> list[str]:
+        if left == after:
+            return ["calculon-c"] if self.ops.constants else []
+        used = [a - b for a, b in zip(left, after, strict=True)]
+        if sorted(used)[-1] == 1 and sum(used) == 1:
+            return [self.atoms[used.index(1)]]
+        return []
+
+    def _pairs(self) -> list[tuple[Counts, Counts]]:
+        return [(u, v) for u in _below(self.ops.counts) for v in _below(u)]
+
+    def _solve(self) -> None:
+        """Alternatives of every nonterminal that can produce something: a fixpoint, since a
+        bracket makes a term of an expression over the same operands."""
+        pairs = self._pairs()
+        changed = True
+        while changed:
+            changed = False
+            for u, v in pairs:
+                t = self._term_alternatives(u, v)
+                e = self._expr_alternatives(u, v)
+                if t != self._t.get((u, v), []) or e != self._e.get((u, v), []):
+                    self._t[(u, v)], self._e[(u, v)] = t, e
+                    changed = True
+
+    def _term_alternatives(self, u: Counts, v: Counts) -> list[str]:
+        alts = [f'{a} "%"?' for a in self._atoms(u, v)]
+        if self._e.get((u, v)):
+            alts.append(f'"(" {self._e_name(u, v)} ")"')
+        return alts
+
+    def _expr_alternatives(self, u: Counts, v: Counts) -> list[str]:
+        alts = [self._t_name(u, v)] if self._t.get((u, v)) else []
+        for w in _below(u):
+            if all(a >= b for a, b in zip(w, v, strict=True)) and self._t.get((u, w)) and self._e.get((w, v)):
+                alts.append(f"{self._t_name(u, w)} {self.name}-op {self._e_name(w, v)}")
+        return alts
+
+    def _t_name(self, u: Counts, v: Counts) -> str:
+        return f"{self.name}-t{_code(u)}-{_code(v)}"
+
+    def _e_name(self, u: Counts, v: Counts) -> str:
+        return f"{self.name}-e{_code(u)}-{_code(v)}"
+
+    def top(self) -> list[str]:
+        """At least one operator: a lone number is no calculation."""
+        start, ends = (
+            self.ops.counts,
+            [self.ops.none_left] if self.ops.every else list(_below(self.ops.counts)),
+        )
+        return [
+            f"{self._t_name(start, w)} {self.name}-op {self._e_name(w, end)}"
+            for w in _below(start)
+            for end in ends
+            if self._t.get((start, w))
+            and self._e.get((w, end))
+            and all(a >= b for a, b in zip(w, end, strict=True))
+        ]
+
+    def body(self) -> list[str] | None:
+        """The rules under ``NAME-top``, or None when no expression can use the operands as asked."""
+        top = self.top()
+        if not top:
+            return None
+        rules = [f"{self.name}-top ::= {' | '.join(top)}", f'{self.name}-op ::= " "? [-+*/^%] " "?']
+        rules += [f'{self._t_name(u, v)} ::= "-"? ({" | ".join(a)})' for (u, v), a in self._t.items() if a]
+        rules += [f"{self._e_name(u, v)} ::= {' | '.join(a)}" for (u, v), a in self._e.items() if a]
+        return rules
+
+
+def expression_lines(name: str, ops: Operands) -> list[str] | None:
+    """The string rule ``name`` for an expression over ``ops``; a bracket the user wrote around
+    numbers ("(80 + 20) * 9") is kept: those numbers may only be used inside one bracket."""
+    inner: list[str] = []
+    left = list(ops.counts)
+    atoms = [f"calculon-o{i}" for i in range(len(left))]
+    for k, group in enumerate(ops.groups):
+        group_name = f"{name}-g{k}"
+        members = [i for i, n in enumerate(group) if n]
+        rules = ExpressionRules(
+            f"{group_name}x",
+            Operands(
+                tuple(ops.slots[i] for i in members), tuple(group[i] for i in members), ops.constants, True
+            ),
+            [atoms[i] for i in members],
+        ).body()
+        if rules is None:
+            return None
+        inner += [f'{group_name} ::= "(" " "? {group_name}x-top " "? ")"', *rules]
+        left = [a - b for a, b in zip(left, group, strict=True)]
+    outer = Operands(ops.slots, (*left, *(1 for _ in ops.groups)), ops.constants, ops.every)
+    body = ExpressionRules(name, outer, [*atoms, *(f"{name}-g{k}" for k in range(len(ops.groups)))]).body()
+    if body is None:
+        return None
+    return [f'{name} ::= "\\"" {name}-top "\\"" space', *body, *inner]
+
+
+# --- typed arguments: {"a": <number>, "b": <number>} ---
+
+FieldKind = str  # "number", "integer", "number|string", "integer|string", "text" or "other"
+Fields = tuple[tuple[str, FieldKind], ...]
+
+
+def field_kinds(schema: Mapping[str, Any]) -> Fields | None:
+    """The fields of an arguments object in order, when every one is required; else None."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or set(schema.get("required", ())) != set(properties):
+        return None
+    return tuple((name, _kind(sub)) for name, sub in properties.items())
+
+
+def _kind(schema: Any) -> FieldKind:
+    types = schema.get("type") if isinstance(schema, dict) else None
+    if types == "string" and not {"enum", "const", "pattern", "format"} & set(schema):
+        return "text"  # may hold an operand with its unit: "144 miles"
+    types = [types] if isinstance(types, str) else list(types or ())
+    numeric = [t for t in ("number", "integer") if t in types]
+    if not numeric or set(types) - {"number", "integer", "string"}:
+        return "other"
+    return "|".join([numeric[0], *(["string"] if "string" in types else [])])
+
+
+def _value(kind: FieldKind, atom: str) -> str:
+    quoted = f' | "\\"" {atom} "\\""' if kind.endswith("string") else ""
+    return f"({atom}{quoted}) space"
+
+
+def object_rule(
+    name: str, fields: Sequence[tuple[str, FieldKind]], kv_rules: Mapping[str, str], ops: Operands
+) -> str | None:
+    """``name ::= ...`` over every way the fields can take the operands as asked (each operand
+    once, a number field holding one or a free number, a text field one with its unit or
+    none); None when there is no way."""
+    slots = [i for i, (_, kind) in enumerate(fields) if kind != "other"]
+    choices = [*range(len(ops.slots)), None]  # an operand's index, or None
+    alternatives = []
+    for pick in itertools.product(choices, repeat=len(slots)):
+        used = [pick.count(i) for i in range(len(ops.slots))]
+        if any(u > n for u, n in zip(used, ops.counts, strict=True)) or (
+            ops.every and used != list(ops.counts)
+        ):
+            continue
+        free_numbers = any(p is None and fields[i][1] != "text" for i, p in zip(slots, pick, strict=True))
+        if free_numbers and not ops.constants:
+            continue
+        alternatives.append(_object(fields, dict(zip(slots, pick, strict=True)), kv_rules))
+    return f"{name} ::= {' | '.join(alternatives)}" if alternatives else None
+
+
+def _object(
+    fields: Sequence[tuple[str, FieldKind]], picks: Mapping[int, int | None], kv_rules: Mapping[str, str]
+) -> str:
+    parts = []
+    for i, (field, kind) in enumerate(fields):
+        key = f'{json.dumps(json.dumps(field))} space ":" space'
+        if i not in picks or (kind == "text" and picks[i] is None):
+            parts.append(kv_rules[field])
+        elif kind == "text":
+            parts.append(f'{key} "\\"" calculon-o{picks[i]} calculon-unit "\\"" space')
+        else:
+            atom = "calculon-c" if picks[i] is None else f"calculon-o{picks[i]}"
+            parts.append(f"{key} {_value(kind, atom)}")
+    return '("{" space ' + ' "," space '.join(parts) + ' "}" space)'
+
+
+def kv_rule(alternative: str, field: str) -> str:
+    """The converter's rule name for one field's key and value."""
+    return f"{alternative}-{re.sub(r'[^a-zA-Z0-9-]+', '-', field)}-kv"
+
+
+def constrain_objects(
+    lines: Sequence[str], objects: Mapping[str, Sequence[tuple[str, FieldKind]]], ops: Operands
+) -> tuple[list[str], set[str]]:
+    """The typed tools' argument rules replaced by operand-aware ones; and the rules left with
+    no way to take the operands."""
+    out, dead = [], set()
+    for line in lines:
+        name = line.split(" ::=", 1)[0]
+        if name not in objects:
+            out.append(line)
+            continue
+        kvs = {field: kv_rule(name, field) for field, _ in objects[name]}
+        rule = object_rule(name, objects[name], kvs, ops)
+        out.append(rule if rule is not None else line)
+        if rule is None:
+            dead.add(name)
+    return out, dead
+
+
+_CALLS = "calculon-json ::= "
+
+
+def prune(lines: Sequence[str], dead: set[str]) -> list[str] | None:
+    """The call rule without the tools that hold a dead rule; None when no tool is left."""
+    if not dead:
+        return list(lines)
+    out = []
+    for line in lines:
+        if line.startswith(_CALLS):
+            kept = [
+                alt
+                for alt in line[len(_CALLS) :].split(" | ")
+                if not any(name == alt or name.startswith(f"{alt}-") for name in dead)
+            ]
+            if not kept:
+                return None
+            line = _CALLS + " | ".join(kept)
+        out.append(line)
+    return out
+
+
+def constrain_expressions(
+    lines: Sequence[str], names: Sequence[str], ops: Operands
+) -> tuple[list[str], set[str]]:
+    """Each arithmetic string's rules (see :func:`backed.strict_rules`) replaced by operand-aware
+    ones; and the strings that cannot take the operands."""
+    replaced = {n: expression_lines(n, ops) for n in names}
+    ours = {f"{n}{suffix}" for n in names for suffix in ("", "-expr", "-term", "-op")}
+    out = [line for line in lines if line.split(" ::=", 1)[0] not in ours]
+    for name, rules in replaced.items():
+        out.extend(rules if rules is not None else [f'{name} ::= "\\x00"'])
+    return out, {name for name, rules in replaced.items() if rules is None}

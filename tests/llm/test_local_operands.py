@@ -1,0 +1,135 @@
+"""Each of the user's numbers used once: the operand grammar, checked by llama.cpp itself.
+
+Each case feeds a whole candidate text through llama.cpp's grammar sampler, token by
+token on SmolLM2's real vocabulary, and asks whether the grammar accepts it and may end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Sequence
+
+from app.core.messages import ToolSpec
+from app.llm.local import LocalBackend
+from app.llm.local.backed import backed_forms
+from app.llm.local.operands import operands
+from app.llm.local.schema_grammar import answer_only, compose, tool_rules
+from app.servers.converter import server as converter_server
+from tests.llm.local_fixtures import calculator_tools
+
+
+@functools.cache
+def tools() -> tuple[ToolSpec, ...]:
+    converter = asyncio.run(converter_server.list_tools())
+    convert = [
+        ToolSpec(t.name, t.description or "", t.input_schema) for t in converter if t.name == "convert"
+    ]
+    return (*calculator_tools(), *convert)
+
+
+def call_grammar(question: str, *, every: bool = True, earlier: Sequence[str] = ()) -> str:
+    forms = backed_forms([*earlier, question])
+    free = backed_forms(earlier).arguments | ({"100"} if forms.percent else set())
+    ops = operands(question, free, every=every)
+    assert ops is not None
+    return compose(tool_rules(tools()), forced=True, thinks=False, forms=forms, ops=ops).decide
+
+
+def accepts(backend: LocalBackend, grammar: str, text: str) -> bool:
+    runner = backend._runner
+    assert runner is not None
+    sampler = runner.decoder.picker.grammar(grammar)
+    try:
+        for token in runner.model.tokenize(text.encode("utf-8"), add_bos=False, special=False):
+            if not sampler.allows(token):
+                return False
+            sampler.accept(token)
+        return sampler.allows(runner.model.token_eos())
+    finally:
+        sampler.close()
+
+
+def call(name: str, **arguments: object) -> str:
+    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+
+
+def test_a_call_uses_each_of_the_users_numbers_exactly_once(smol):
+    grammar = call_grammar("What is 12 times 7?")
+    assert accepts(smol, grammar, call("evaluate", expression="12 * 7"))
+    assert accepts(smol, grammar, call("evaluate", expression="7 * 12"))
+    assert accepts(smol, grammar, call("multiply", a=12, b=7))
+    assert not accepts(smol, grammar, call("evaluate", expression="12 * 12"))
+    assert not accepts(smol, grammar, call("evaluate", expression="12 * 7 * 7"))
+    assert not accepts(smol, grammar, call("multiply", a=7, b=7))
+
+
+def test_no_operand_may_be_dropped_from_a_bracketed_expression(smol):
+    grammar = call_grammar("What is (80 + 20) * 9?")
+    assert accepts(smol, grammar, call("evaluate", expression="(80 + 20) * 9"))
+    assert not accepts(smol, grammar, call("evaluate", expression="80 + 20"))
+    assert not accepts(smol, grammar, call("add", a=80, b=20))  # two fields cannot take three numbers
+
+
+def test_a_bracket_the_user_wrote_around_numbers_is_kept(smol):
+    grammar = call_grammar("What is (80 + 20) * 9?")
+    assert accepts(smol, grammar, call("evaluate", expression="9 * (20 + 80)"))
+    assert not accepts(smol, grammar, call("evaluate", expression="80 + 20 * 9"))
+    assert not accepts(smol, grammar, call("evaluate", expression="80 + (20 * 9)"))
+
+
+def test_one_number_and_nothing_else_steers_the_call_away_from_arithmetic(smol):
+    grammar = call_grammar("How many km is 144 miles?")
+    assert accepts(smol, grammar, call("convert", quantity="144 miles", to_unit="km"))
+    assert not accepts(
+        smol, grammar, call("convert", quantity="144", to_unit="km")
+    )  # a number needs its unit
+    assert not accepts(smol, grammar, call("evaluate", expression="144 * 144"))
+    assert not accepts(smol, grammar, call("multiply", a=144, b=144))
+
+
+def test_words_that_stand_for_numbers_count_as_operands(smol):
+    squares = call_grammar("What is 25 squared plus 22 squared?")
+    assert accepts(smol, squares, call("evaluate", expression="25^2 + 22^2"))
+    assert not accepts(smol, squares, call("evaluate", expression="25 + 22"))
+    assert not accepts(smol, squares, call("evaluate", expression="25 * 25 + 22 * 22"))
+    average = call_grammar("What is the average of 43, 18 and 10?")
+    assert accepts(smol, average, call("evaluate", expression="(43 + 18 + 10) / 3"))
+    assert not accepts(smol, average, call("evaluate", expression="43 + 18 + 10"))
+    root = call_grammar("What is the square root of 1444?")
+    assert accepts(smol, root, call("sqrt", x=1444))
+
+
+def test_a_percentage_may_use_a_hundred_and_earlier_results_stay_free(smol):
+    sale = call_grammar("A $40 coat is 50% off. What is the sale price?")
+    assert accepts(smol, sale, call("evaluate", expression="40 * (100 - 50) / 100"))
+    follow_up = call_grammar("And that times 3?", earlier=["What is 12 times 7?", "84"])
+    assert accepts(smol, follow_up, call("multiply", a=84, b=3))
+    assert not accepts(smol, follow_up, call("multiply", a=3, b=3))
+
+
+def test_a_later_call_may_leave_operands_out_but_not_repeat_them(smol):
+    grammar = call_grammar("What is 85 + 30 + 5?", every=False)
+    assert accepts(smol, grammar, call("add", a=85, b=30))
+    assert not accepts(smol, grammar, call("add", a=85, b=85))
+
+
+def test_an_answer_after_a_result_must_state_it(smol):
+    question, result = "What is 38 minus 9 times 9?", "-43"
+    forms = backed_forms([question, result])
+    grammar = answer_only(forms, backed_forms([result]).text).decide
+    assert accepts(smol, grammar, "38 - 9 × 9 = -43.")
+    assert accepts(smol, grammar, "-43")
+    assert not accepts(smol, grammar, "38 - 9 = 38.")
+
+
+def test_an_answer_may_copy_the_calculators_rounding_note_as_written(smol):
+    question, result = (
+        "What is 1 divided by 3?",
+        "1/3 ≈ 0.3333333333333333333333333333 (rounded to 28 significant digits)",
+    )
+    forms = backed_forms([question, result])
+    grammar = answer_only(forms, backed_forms([result]).text).decide
+    assert accepts(smol, grammar, "1/3 ≈ 0.333 (rounded to 28 significant digits)")
+    assert not accepts(smol, grammar, "1/3 ≈ 0.333 (rounded to 29 significant digits)")
