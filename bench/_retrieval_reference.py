@@ -31,12 +31,13 @@ CLOSE_S = 10.0  # how long the child may take to exit once its stdin is closed
 
 _REFERENCE_SCRIPT = """
 import json, sys, time
-import torch
+import sentence_transformers, torch
 from sentence_transformers import SentenceTransformer
 torch.set_num_threads(1)  # as ours: one thread, so the ratio compares the code, not the threading
 model = SentenceTransformer(sys.argv[1], device="cpu")
 model.encode(["warm up"] * 8, normalize_embeddings=True)
-print(json.dumps({"ready": True}), flush=True)
+versions = f"torch {torch.__version__}, sentence-transformers {sentence_transformers.__version__}"
+print(json.dumps({"versions": versions}), flush=True)
 for line in sys.stdin:
     text = json.loads(line)["text"]
     started = time.perf_counter()
@@ -57,7 +58,7 @@ class ReferenceChild:
         self._process = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True
         )
-        self._reply()  # the "ready" line: the model is loaded and warm
+        self.versions = str(self._reply()["versions"])  # the first line: loaded and warm
 
     def embed(self, text: str) -> tuple[np.ndarray, float]:
         assert self._process.stdin is not None
@@ -134,9 +135,10 @@ def compare_reference(python: str, encoder: MiniLMEncoder, texts: Sequence[str])
         run = interleave(texts, timed(encoder), child.embed)
     pair = _stats.paired(run.ms["ours"], run.ms["raw"], run.ours_first)
     return (
-        f"Side by side, interleaved: the same {len(texts)} queries embedded one at a time, full length,"
-        " by the contextual encoder (ours, numpy) and by sentence-transformers (torch, one thread, one"
-        " child process kept running), the side going first alternating query by query:"
+        f"Side by side (`--reference-python PY`, PY with {child.versions}, CPU), interleaved: the same"
+        f" {len(texts)} queries embedded one at a time, full length, by the contextual encoder (ours,"
+        " numpy) and by sentence-transformers (one torch thread, one child process kept running),"
+        " the side going first alternating query by query:"
         f" p50 ours {pair.ours:.1f} ms, raw {pair.raw:.1f} ms; p95 ours {_stats.p95(run.ms['ours']):.1f} ms,"
         f" raw {_stats.p95(run.ms['raw']):.1f} ms; **paired ratio ours/raw {pair.ratio:.3f}**"
         f" ({pair.pairs} pairs; {_stats.by_first(pair)}). {_stats.NOTE}"

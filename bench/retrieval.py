@@ -146,7 +146,7 @@ def time_build(tools: Sequence[ToolInfo], cache: Path, encoder: Encoder) -> tupl
 HEADING = "## Tool retrieval"
 INTRO = """Command: `python -m bench retrieval` (about 8 minutes on two idle cores;
 `--reference-python PY` adds the side-by-side run against sentence-transformers,
-from an interpreter that has it).
+interleaved and paired, from an interpreter that has it).
 
 Data: every function doc in the `bfcl-eval` package's single-turn categories
 (simple, multiple, parallel, parallel_multiple, their live_ versions, Java,

@@ -79,7 +79,7 @@ def words(text: str) -> list[str]:
 
 def pairs(text: str) -> list[str]:
     """Each word joined to the next within a clause: ``fahrenheit>celsius``. Only BM25 sees
-    them, as extra terms; a pair is rare, so it counts much where it matches."""
+    them, in an index of their own that :class:`~app.mcp.retrieval.index.ToolIndex` weighs."""
     out = []
     for segment in _SEGMENT.split(text):
         terms = words(segment)
