@@ -64,6 +64,12 @@ def paired(ours: Sequence[float], raw: Sequence[float], ours_went_first: Sequenc
     )
 
 
+def p95(samples: Sequence[float]) -> float:
+    """The 95th percentile, nearest rank below: the slow end each side reports beside its median."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
 def _median_where(values: Sequence[float], flags: Sequence[bool], wanted: bool) -> float | None:
     chosen = [v for v, flag in zip(values, flags, strict=True) if flag is wanted]
     return statistics.median(chosen) if chosen else None

@@ -1,6 +1,7 @@
 """Tool retrieval benchmark on BFCL's function docs and questions.
 
     python -m bench retrieval [--limit N] [--latency-queries N] [--reference-python PATH]
+    python -m bench retrieval --everyday-only
 
 Tools: the union of every function doc shipped in the ``bfcl-eval`` package's
 single-turn categories (irrelevance ones included as distractors), deduplicated
@@ -9,8 +10,12 @@ ground-truth function names. Compares BM25 alone, dense alone and the hybrid
 (recall@1/3/5), then times queries and index builds and counts schema tokens.
 
 ``--reference-python`` names an interpreter that has sentence-transformers
-(torch): the same queries are embedded there too, side by side, to report the
-speed ratio and the largest difference from our numpy forward pass.
+(torch): the same queries are embedded there too, interleaved with ours, to
+report both sides' medians, the paired ratio and the largest difference from our
+numpy forward pass (:mod:`bench._retrieval_reference`).
+
+Last, everyday phrasings over the bundled tools alone (:mod:`bench._retrieval_everyday`);
+``--everyday-only`` runs just that part (seconds) and rewrites just its subsection.
 """
 
 from __future__ import annotations
@@ -33,11 +38,13 @@ import numpy as np
 
 from app.core.tools import ToolInfo
 from app.mcp.retrieval import MiniLMEncoder, StaticEncoder, ToolRetriever, schema_tokens, text
-from app.mcp.retrieval.embed import default_model_dir
 from app.mcp.retrieval.encoders import Encoder
 from app.mcp.retrieval.index import QUERY_TOKENS, ToolIndex, fuse
+from bench import _retrieval_everyday as everyday
+from bench import _stats
 from bench._bfcl_tools import Query, load_bfcl
-from bench._doc import load_average, write_section
+from bench._doc import load_average, write_section, write_subsection
+from bench._retrieval_reference import compare_reference
 
 KS = (1, 3, 5)
 
@@ -67,7 +74,7 @@ def score_all(index: ToolIndex, encoder: Encoder, queries: Sequence[Query]) -> l
     out = []
     for query, vector in zip(queries, vectors, strict=True):
         s = index.scores(query.text, vector)
-        out.append(Scored(query, s.bm25, s.dense, index.bm25.reference(text.words(query.text))))
+        out.append(Scored(query, s.bm25, s.dense, index.bm25.reference(text.query_words(query.text))))
     return out
 
 
@@ -100,8 +107,7 @@ def max_normalised(item: Scored, weight: float = 0.2) -> np.ndarray:
 
 
 def percentiles(samples_ms: Sequence[float]) -> tuple[float, float]:
-    ordered = sorted(samples_ms)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return statistics.median(samples_ms), _stats.p95(samples_ms)
 
 
 def time_queries(
@@ -135,60 +141,12 @@ def time_build(tools: Sequence[ToolInfo], cache: Path, encoder: Encoder) -> tupl
     return time.perf_counter() - started, retriever
 
 
-# --- the raw library, side by side ---
-
-_REFERENCE_SCRIPT = """
-import json, sys, time
-import torch
-from sentence_transformers import SentenceTransformer
-torch.set_num_threads(1)  # as ours: one thread, so the ratio compares the code, not the threading
-model = SentenceTransformer(sys.argv[1], device="cpu")
-texts = json.load(open(sys.argv[2]))
-model.encode(texts[:8], normalize_embeddings=True)
-rows, times = [], []
-for text in texts:
-    started = time.perf_counter()
-    rows.append(model.encode([text], normalize_embeddings=True)[0].tolist())
-    times.append((time.perf_counter() - started) * 1000)
-json.dump({"embeddings": rows, "ms": times}, open(sys.argv[3], "w"))
-"""
-
-
-def reference_run(python: str, texts: Sequence[str]) -> tuple[np.ndarray, list[float]]:
-    with tempfile.TemporaryDirectory() as tmp:
-        src, dst = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(list(texts)), encoding="utf-8")
-        args = [python, "-c", _REFERENCE_SCRIPT, str(default_model_dir()), str(src), str(dst)]
-        subprocess.run(args, check=True, capture_output=True)
-        data = json.loads(dst.read_text(encoding="utf-8"))
-    return np.array(data["embeddings"], dtype=np.float32), data["ms"]
-
-
-def compare_reference(python: str, encoder: MiniLMEncoder, queries: Sequence[Query]) -> str:
-    texts = [q.text for q in queries]
-    theirs, their_ms = reference_run(python, texts)
-    ours_ms, ours = [], []
-    for line in texts:
-        started = time.perf_counter()
-        ours.append(encoder.encode([line])[0])
-        ours_ms.append((time.perf_counter() - started) * 1000)
-    diff = float(np.abs(np.array(ours) - theirs).max())
-    (o50, o95), (t50, t95) = percentiles(ours_ms), percentiles(their_ms)
-    return (
-        f"Side by side, the same {len(texts)} queries embedded one at a time, full length, by the contextual"
-        f" encoder: ours (numpy) p50 {o50:.1f} ms, p95 {o95:.1f} ms;"
-        f" sentence-transformers (torch, one thread)"
-        f" p50 {t50:.1f} ms, p95 {t95:.1f} ms. **Ratio ours/raw: p50 {o50 / t50:.2f}, p95 {o95 / t95:.2f}.**"
-        f" Largest difference between the two embeddings: {diff:.1e}."
-    )
-
-
 # --- the report ---
 
 HEADING = "## Tool retrieval"
 INTRO = """Command: `python -m bench retrieval` (about 8 minutes on two idle cores;
 `--reference-python PY` adds the side-by-side run against sentence-transformers,
-from an interpreter that has it).
+interleaved and paired, from an interpreter that has it).
 
 Data: every function doc in the `bfcl-eval` package's single-turn categories
 (simple, multiple, parallel, parallel_multiple, their live_ versions, Java,
@@ -343,45 +301,65 @@ def report(
     return "\n".join(lines) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--limit", type=int, default=0, help="use only the first N queries")
     parser.add_argument("--latency-queries", type=int, default=300, help="queries timed one by one")
     parser.add_argument("--reference-python", help="an interpreter with sentence-transformers")
+    parser.add_argument("--everyday-only", action="store_true", help="only the bundled tools' phrasings")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
-    args = parser.parse_args(argv)
-    if importlib.util.find_spec("bfcl_eval") is None:
-        print("needs the BFCL data: pip install --no-deps 'bfcl-eval==2026.3.23'", file=sys.stderr)
-        return 2
+    return parser.parse_args(argv)
 
+
+def bfcl_section(args: argparse.Namespace, tmp: Path) -> str:
     tools, queries = load_bfcl()
     queries = queries[: args.limit] if args.limit else queries
     sample = queries[:: max(1, len(queries) // args.latency_queries)][: args.latency_queries]
     print(f"{len(tools)} tools, {len(queries)} queries (BFCL, bfcl-eval package)", file=sys.stderr)
-
     runs: list[EncoderRun] = []
     extra: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for kind in ("static", "contextual"):
-            run, scored, index = run_encoder(kind, tools, queries, sample, Path(tmp))
-            runs.append(run)
-            if kind == "static":  # the default: what the model is offered
-                names = [t.name for t in index.tools]
-                bm25 = recalls(scored, names, lambda s: s.bm25)
-                extra["every"] = schema_tokens(index.tools)
-                extra["offered"] = statistics.mean(
-                    schema_tokens(
-                        [index.tools[i] for i in top(fuse(s.bm25, s.dense, s.scale, index.weight))[:5]]
-                    )
-                    for s in scored
-                )
+    for kind in ("static", "contextual"):
+        run, scored, index = run_encoder(kind, tools, queries, sample, tmp)
+        runs.append(run)
+        if kind == "static":  # the default: what the model is offered
+            names = [t.name for t in index.tools]
+            bm25 = recalls(scored, names, lambda s: s.bm25)
+            extra["every"] = schema_tokens(index.tools)
+            extra["offered"] = statistics.mean(
+                schema_tokens([index.tools[i] for i in top(fuse(s.bm25, s.dense, s.scale, index.weight))[:5]])
+                for s in scored
+            )
     bm25_only = ToolRetriever(dense=False)
     bm25_only.refresh_blocking(tools)
     extra["bm25_latency"] = percentiles(time_queries(bm25_only, tools, sample))
     if args.reference_python:
-        extra["reference"] = compare_reference(args.reference_python, MiniLMEncoder(), sample)
+        texts = [q.text for q in sample]
+        extra["reference"] = compare_reference(args.reference_python, MiniLMEncoder(), texts)
     extra["load"] = load_average()
-    section = report(len(tools), len(queries), len(sample), bm25, runs, extra)
+    return report(len(tools), len(queries), len(sample), bm25, runs, extra)
+
+
+def everyday_only(args: argparse.Namespace) -> int:
+    runs = everyday.measure()
+    section = everyday.report(runs)
+    print(section)
+    if not args.no_write:
+        write_subsection(HEADING, section)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = arguments(argv)
+    if args.everyday_only:
+        return everyday_only(args)
+    if importlib.util.find_spec("bfcl_eval") is None:
+        print("needs the BFCL data: pip install --no-deps 'bfcl-eval==2026.3.23'", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        section = bfcl_section(args, Path(tmp))
+        tables = Path(tmp) / "tables"  # the static table this run distilled
+        runs = everyday.measure(lambda kind: make_encoder(kind, tables), Path(tmp) / "everyday")
+    section += "\n" + everyday.report(runs)
     print(section)
     if not args.no_write:
         write_section(HEADING, section.removeprefix(HEADING))

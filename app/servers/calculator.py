@@ -49,7 +49,8 @@ def add(a: A, b: B) -> NumberResult:
 
 @tool(server)
 def subtract(a: A, b: B) -> NumberResult:
-    """Subtract exactly: a - b (a minus b, the difference; "subtract b from a", "b less than a")."""
+    """Subtract exactly: a - b (a minus b, the difference; "subtract b from a", "take b away from a",
+    "b less than a")."""
     return compute(lambda: _apply(lambda x, y: x - y, a, b))
 
 
@@ -61,7 +62,8 @@ def multiply(a: A, b: B) -> NumberResult:
 
 @tool(server)
 def divide(a: A, b: B) -> NumberResult:
-    """Divide exactly: a / b (a divided by b, a per b, a shared or split among b). Gives the exact
+    """Divide exactly: a / b (a divided by b, a per b, a shared or split among b, how many times b
+    goes into a). Gives the exact
     decimal when there is one (1/8 = 0.125), otherwise the fraction and a decimal rounded to 28
     significant digits (1/3 ≈ 0.3333...)."""
     return compute(lambda: _apply(arith.divide, a, b))
@@ -69,7 +71,8 @@ def divide(a: A, b: B) -> NumberResult:
 
 @tool(server)
 def power(base: Base, exponent: Exponent) -> NumberResult:
-    """Raise base to the power exponent: base ^ exponent (squared, cubed, to the power of). Whole
+    """Raise base to the power exponent: base ^ exponent (base raised to the power of exponent,
+    squared, cubed). Whole
     exponents are exact; a fractional exponent (e.g. 0.5 or '1/3') is exact when the root is,
     otherwise rounded to 28 significant digits."""
     return compute(
@@ -86,17 +89,17 @@ def sqrt(x: X) -> NumberResult:
 
 @tool(server)
 def mod(a: A, b: B) -> NumberResult:
-    """The remainder of a divided by b (a mod b, a modulo b); the result has the sign of b,
-    e.g. mod(17, 5) = 2."""
+    """The remainder after dividing a by b, what is left over (a mod b, a modulo b); the result has
+    the sign of b, e.g. mod(17, 5) = 2."""
     return compute(lambda: _apply(arith.modulo, a, b))
 
 
 @tool(server)
 def evaluate(expression: Expression) -> NumberResult:
     """Evaluate a whole arithmetic expression exactly. Supports + - * /, ^ or ** for whole-number
-    powers, % for remainder (or percent, right after a number: 20% * 150 = 30), unary minus and
-    parentheses. Use this for calculations with several steps, averages and percentages
-    (15% of 80 is 15% * 80)."""
+    powers, % (right after a number it is percent: 20% * 150 = 30; between two numbers, as in mod),
+    negative numbers and parentheses. Use this for calculations with several steps, averages and
+    percentages (15% of 80 is 15% * 80)."""
     return compute(lambda: exact.describe(evaluate_expression(expression)))
 
 

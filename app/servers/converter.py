@@ -90,9 +90,12 @@ def kelvin_to_fahrenheit(value: Kelvin) -> QuantityResult:
 def convert(quantity: Quantity, to_unit: UnitName) -> QuantityResult:
     """Convert an amount to another unit of the same kind, exactly: "how many km is 26.2 miles"
     is quantity '26.2 miles', to_unit 'km'.
-    Length: mm, cm, m, km, in, ft, yd, mi, nmi. Mass: mg, g, kg, t, oz, lb, st.
-    Volume (US customary): ml, cl, dl, l, m3, tsp, tbsp, fl_oz, cup, pt, qt, gal.
-    Temperature: C, F, K. Full names and plurals work too (metres, pounds, gallons)."""
+    Length: millimetres mm, centimetres cm, metres m, kilometres km, inches in, feet ft, yards yd,
+    miles mi, nautical miles nmi. Mass: milligrams mg, grams g, kilograms kg, tonnes t, ounces oz,
+    pounds lb, stone st. Volume (US customary): millilitres ml, centilitres cl, decilitres dl,
+    litres l, cubic metres m3, teaspoons tsp, tablespoons tbsp, fluid ounces fl_oz, cups, pints pt,
+    quarts qt, gallons gal. Temperature: C, F, K. Names, symbols, plurals and US spellings
+    (meters, liters) all work."""
     return _convert(quantity, to_unit)
 
 

@@ -34,6 +34,11 @@ DOC_TOKENS = 128  # the model was trained on 128-token inputs; longer tool docs 
 # result, and a 256-token query costs about 5x a 64-token one (8x a typical
 # 26-token one). On the benchmark this cost 0.8 points of recall@5 (0.874 -> 0.866).
 QUERY_TOKENS = 64
+# Ordered word pairs (text.pairs) add this share of their own BM25 score: enough to tell
+# "fahrenheit to celsius" from "celsius to fahrenheit", little enough that a phrase shared
+# with a look-alike tool does not outweigh the words. On bench/retrieval.py's BFCL set (static), 0.25
+# kept R@1 at least where it was without pairs; 0.5 and 1 lowered it.
+PAIR_WEIGHT = 0.25
 KEEP_CACHED = 8  # index files kept per cache folder, newest first
 
 
@@ -71,6 +76,7 @@ class ToolIndex:
         self.tools = tuple(tools)
         self.rows = {tool.name: row for row, tool in enumerate(self.tools)}
         self.bm25 = BM25([text.document_words(tool) for tool in self.tools])
+        self.pairs = BM25([text.pairs(text.document(tool)) for tool in self.tools])
         self.vectors = vectors
 
     @property
@@ -78,8 +84,10 @@ class ToolIndex:
         return self.vectors is not None
 
     def scores(self, query: str, query_vector: np.ndarray | None) -> Scores:
-        terms = text.words(query)
-        lexical = self.bm25.scores(terms)
+        terms = text.query_words(query)
+        lexical = self.bm25.scores(terms) + PAIR_WEIGHT * self.pairs.scores(text.query_pairs(query))
+        # The words alone set the scale: a matching pair is a bonus, and a query whose pairs
+        # match nothing keeps the balance with the embeddings it had without them.
         scale = self.bm25.reference(terms)
         if self.vectors is None or query_vector is None:
             cosine = np.zeros(len(self.tools), dtype=np.float32)

@@ -2,11 +2,14 @@
 
 Both see the same fields: the tool's name split into words (snake_case,
 camelCase and dotted names), its description, and each parameter's name and
-description, nested objects included.
+description, nested objects included. BM25 also matches ordered pairs of
+neighbouring words (:func:`pairs`), so word order counts where the words alone
+are the same: "fahrenheit to celsius" is not "celsius to fahrenheit".
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -17,6 +20,18 @@ DOC_VERSION = "2"  # bump when the document text changes: cached indexes depend 
 
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z]+|\d+")
+_CONTRACTION = re.compile(r"n['’]t\b|['’](?:s|re|ve|ll|d|m)\b", re.IGNORECASE)  # "what's" is "what"
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b", re.IGNORECASE)  # "12th" is a number, not "th"
+_DEGREES = {"c": " celsius ", "f": " fahrenheit "}
+_DEGREE_SIGN = re.compile(r"[°º]\s*([CF])\b", re.IGNORECASE)  # °C is unambiguous; a bare C is not
+# A pair never spans a sentence, a clause or a bracket; a dot inside a number splits nothing.
+_SEGMENT = re.compile(r"[\n,;:!?()\[\]{}\"]|(?<!\d)\.|\.(?!\d)")
+# People type arithmetic as symbols. Between numbers, several operators make an expression
+# and one operator reads as its word; in tool texts symbols stay as they are (examples).
+_NUMBER = r"\d[\d.,]*%?"
+_FORMULA = re.compile(rf"[(\s]*{_NUMBER}(?:[\s()]*[-+*/^×÷][\s()]*{_NUMBER}){{2,}}[)\s]*")
+_OPERATOR = re.compile(r"(?<=\d)\s*([*×x^÷])\s*(?=\d)")
+_OPERATOR_WORDS = {"*": " times ", "×": " times ", "x": " times ", "^": " power ", "÷": " divided "}
 _MAX_DEPTH = 3
 # Words so common in tool descriptions that they say nothing about which tool fits.
 _STOPWORD_TEXT = (
@@ -45,15 +60,45 @@ def _stem(word: str) -> str:
     return word
 
 
+def _normalised(text: str) -> str:
+    text = _CONTRACTION.sub("", _ORDINAL.sub("", text))
+    text = _DEGREE_SIGN.sub(lambda m: _DEGREES[m.group(1).lower()], text)
+    return text.replace("%", " percent ")
+
+
 def words(text: str) -> list[str]:
     """BM25 terms: identifier parts, lowercased, stemmed; stopwords and bare numbers dropped
     (the 15 in "15% of 240" says nothing about a tool whose example says 273.15 K)."""
     terms = []
-    for raw in _WORD.findall(text.replace("%", " percent ")):
+    for raw in _WORD.findall(_normalised(text)):
         for part in split_identifier(raw) or [raw.lower()]:
             if part not in STOPWORDS and not part.isdigit():
                 terms.append(_stem(part))
     return terms
+
+
+def pairs(text: str) -> list[str]:
+    """Each word joined to the next within a clause: ``fahrenheit>celsius``. Only BM25 sees
+    them, in an index of their own that :class:`~app.mcp.retrieval.index.ToolIndex` weighs."""
+    out = []
+    for segment in _SEGMENT.split(text):
+        terms = words(segment)
+        out += [f"{a}>{b}" for a, b in itertools.pairwise(terms)]
+    return out
+
+
+def _symbols_as_words(query: str) -> str:
+    query = _FORMULA.sub(" expression ", query)
+    return _OPERATOR.sub(lambda m: _OPERATOR_WORDS[m.group(1)], query)
+
+
+def query_words(query: str) -> list[str]:
+    """A question's BM25 words, arithmetic symbols read as words first ("8 x 12": times)."""
+    return words(_symbols_as_words(query))
+
+
+def query_pairs(query: str) -> list[str]:
+    return pairs(_symbols_as_words(query))
 
 
 def parameters(schema: Mapping[str, Any], depth: int = 0) -> Iterator[tuple[str, str]]:

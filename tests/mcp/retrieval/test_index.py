@@ -56,3 +56,23 @@ def test_without_a_model_the_index_is_bm25_only(tools: list[ToolInfo], tmp_path:
     assert not index.dense
     scores = index.scores("send an email", None)
     assert index.tools[int(scores.hybrid.argmax())].name == "send_email"
+
+
+def test_word_order_tells_apart_two_tools_with_the_same_words() -> None:
+    def tool(name: str, description: str) -> ToolInfo:
+        return ToolInfo("converter", name, name, description, {"type": "object", "properties": {}})
+
+    index = build_index(
+        [
+            tool("celsius_to_fahrenheit", "Celsius to Fahrenheit."),
+            tool("fahrenheit_to_celsius", "Fahrenheit to Celsius."),
+        ],
+        None,  # BM25 alone: the words are the same, only their order differs
+    )
+    for query, best in [
+        ("72 fahrenheit in celsius", "fahrenheit_to_celsius"),
+        ("100 °C to °F", "celsius_to_fahrenheit"),
+    ]:
+        scores = dict(zip((t.name for t in index.tools), index.scores(query, None).hybrid, strict=True))
+        other = next(name for name in scores if name != best)
+        assert scores[best] > scores[other], query

@@ -1,8 +1,8 @@
-"""BM25's words: "times" is not "time", bare numbers are no terms, "%" reads as percent."""
+"""BM25's words: "times" is not "time", bare numbers are no terms, "%" reads as percent; pairs keep order."""
 
 from __future__ import annotations
 
-from app.mcp.retrieval.text import words
+from app.mcp.retrieval.text import pairs, query_words, words
 
 
 def test_times_is_not_stemmed_to_time():
@@ -12,4 +12,24 @@ def test_times_is_not_stemmed_to_time():
 
 def test_numbers_are_not_terms_and_a_percent_sign_is_the_word_percent():
     assert words("What is 15% of 240?") == ["percent"]
-    assert words("0 °C = 273.15 K") == ["c", "k"]
+    assert words("0 °C = 273.15 K") == ["celsius", "k"]
+
+
+def test_a_degree_sign_names_the_scale_and_a_contraction_or_ordinal_adds_no_word():
+    assert words("72 °F in °C") == ["fahrenheit", "celsius"]
+    assert words("what's the 12th power") == ["power"]
+    assert words("25C in F") == ["c", "f"]  # without the sign a letter is only a letter
+
+
+def test_arithmetic_symbols_in_a_question_read_as_words():
+    assert query_words("what is 8 x 12") == query_words("8 × 12") == ["times"]
+    assert query_words("2^16") == ["power"]
+    assert query_words("work out 12 * 4 + 7 * 3") == ["work", "out", "expression"]
+    assert words("8 x 12") == ["x"]  # tool texts keep their symbols as written
+
+
+def test_pairs_keep_word_order_within_a_clause():
+    assert pairs("fahrenheit to celsius") == ["fahrenheit>celsius"]
+    assert pairs("celsius to fahrenheit") == ["celsius>fahrenheit"]
+    # No pair spans the bracket ("kelvin>celsius"); the dot inside 273.15 splits nothing.
+    assert pairs("Convert kelvins (0 °C = 273.15 K).") == ["convert>kelvin", "celsius>k"]
