@@ -14,9 +14,10 @@ from typing import Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
 from app.core.tools import ToolInfo
+from app.jsonfile import JsonProblem, loads
 from app.mcp.config import ConfigError, ServerEntry, load_config
 from app.mcp.supervisor import Supervisor
-from app.settings import Settings, SettingsError, load_settings
+from app.settings import Settings, SettingsError, strict_settings
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -46,7 +47,7 @@ async def running_servers(path: Path | None, only: str = "") -> AsyncIterator[Su
     entries: list[ServerEntry] = list(load_config(path).servers.values())
     if only:
         entries = [e for e in entries if e.name == only]
-    settings, _ = load_settings()
+    settings = strict_settings()
     supervisor = Supervisor(entries, tool_timeout_s=settings.tool_timeout_s)
     try:
         await supervisor.start()
@@ -79,7 +80,7 @@ def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
     """The tools ranked for ``--query`` with their scores; pinned tools (settings) come first."""
     from app.mcp.retrieval import StaticEncoder, format_ranking, rank, shared_encoder
 
-    settings, _ = load_settings()
+    settings = strict_settings()
     encoder = shared_encoder(settings.tool_encoder)
     if isinstance(encoder, StaticEncoder) and not encoder.table_path().is_file():
         print("Preparing tool matching: once per machine, about half a minute...", file=sys.stderr)
@@ -99,9 +100,10 @@ def servers(args: argparse.Namespace) -> int:
 
 def call(args: argparse.Namespace) -> int:
     try:
-        arguments = json.loads(args.arguments)
-    except json.JSONDecodeError as exc:
-        return _fail(f"JSON_ARGS is not valid JSON ({exc}): {args.arguments}", EXIT_USAGE)
+        arguments = loads(args.arguments)
+    except JsonProblem as exc:
+        hint = "; pass a long number as a string" if "digits" in str(exc) else ""
+        return _fail(f"JSON_ARGS {exc}{hint}", EXIT_USAGE)
     if not isinstance(arguments, dict):
         return _fail(f"JSON_ARGS must be a JSON object, not {type(arguments).__name__}", EXIT_USAGE)
     return asyncio.run(_call(args, arguments))
@@ -137,9 +139,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def ask_settings(args: argparse.Namespace) -> Settings:
     """Saved settings with the command line's overrides, validated."""
-    settings, problems = load_settings()
-    for problem in problems:
-        print(f"calculon: {problem}", file=sys.stderr)
+    settings = strict_settings()
     changes: dict[str, Any] = {}
     if args.backend:
         changes["backend"] = args.backend
