@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
+from app.cli.visible import show
 from app.core.tools import ToolInfo
 from app.jsonfile import JsonProblem, loads
-from app.mcp.config import ConfigError, ServerEntry, load_config
+from app.mcp.config import SERVER_NAME, ConfigError, ServerEntry, load_config
+from app.mcp.screen import TOOL_NAME, shown
 from app.mcp.supervisor import Supervisor
 from app.settings import Settings, SettingsError, strict_settings
 
@@ -34,7 +36,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
 
 def _fail(message: str, code: int = EXIT_FAILED) -> int:
-    print(f"calculon: {message}", file=sys.stderr)
+    show(f"calculon: {message}", sys.stderr)
     return code
 
 
@@ -59,7 +61,9 @@ async def running_servers(path: Path | None, only: str = "") -> AsyncIterator[Su
 def _warn_unavailable(supervisor: Supervisor) -> None:
     for status in supervisor.states():
         if status.state not in ("ready", "disabled"):
-            print(f"calculon: server {status.name} is {status.state}: {status.last_error}", file=sys.stderr)
+            show(f"calculon: server {status.name} is {status.state}: {status.last_error}", sys.stderr)
+        for reason in status.skipped:
+            show(f"calculon: server {status.name}: {reason}", sys.stderr)
 
 
 def tools(args: argparse.Namespace) -> int:
@@ -68,9 +72,9 @@ def tools(args: argparse.Namespace) -> int:
             _warn_unavailable(supervisor)
             found = supervisor.list_tools()
         if args.query:
-            print(_ranking(args, found))
+            show(_ranking(args, found), as_json=args.json)
         else:
-            print(output.tools_json(found) if args.json else output.tools_text(found))
+            show(output.tools_json(found) if args.json else output.tools_text(found), as_json=args.json)
         return EXIT_OK
 
     return asyncio.run(body())
@@ -92,7 +96,7 @@ def servers(args: argparse.Namespace) -> int:
     async def body() -> int:
         async with running_servers(args.config) as supervisor:
             states = supervisor.states()
-        print(output.servers_json(states) if args.json else output.servers_text(states))
+        show(output.servers_json(states) if args.json else output.servers_text(states), as_json=args.json)
         return EXIT_OK
 
     return asyncio.run(body())
@@ -106,6 +110,8 @@ def call(args: argparse.Namespace) -> int:
         return _fail(f"JSON_ARGS {exc}{hint}", EXIT_USAGE)
     if not isinstance(arguments, dict):
         return _fail(f"JSON_ARGS must be a JSON object, not {type(arguments).__name__}", EXIT_USAGE)
+    if not _addressable(args.tool):
+        return _fail(f"TOOL must be a tool name or SERVER.TOOL, not {shown(args.tool)}", EXIT_USAGE)
     return asyncio.run(_call(args, arguments))
 
 
@@ -114,12 +120,20 @@ async def _call(args: argparse.Namespace, arguments: dict[str, Any]) -> int:
         info = supervisor.resolve(args.tool)
         result = await supervisor.call_tool(args.tool, arguments)
     if args.json:
-        print(output.call_json(info, args.tool, arguments, result))
+        show(output.call_json(info, args.tool, arguments, result), as_json=True)
     elif not result.is_error:
-        print(result.text)
+        show(result.text)
     if result.is_error:
         return _fail(result.text)
     return EXIT_OK
+
+
+def _addressable(name: str) -> bool:
+    """A bare tool name, or SERVER.TOOL with both parts valid ("evil." names no tool)."""
+    server, dot, tool = name.partition(".")
+    if not dot:
+        return bool(TOOL_NAME.fullmatch(name))
+    return bool(SERVER_NAME.fullmatch(server) and TOOL_NAME.fullmatch(tool))
 
 
 def _server_named_in(args: argparse.Namespace) -> str:
@@ -169,7 +183,9 @@ async def _ask(args: argparse.Namespace, settings: Settings) -> int:
         return _fail(exc.message, EXIT_UNAVAILABLE)
     finally:
         await engine.aclose()
-    print(json.dumps(outcome.to_dict(), ensure_ascii=False) if args.json else outcome.answer)
+    show(
+        json.dumps(outcome.to_dict(), ensure_ascii=False) if args.json else outcome.answer, as_json=args.json
+    )
     if outcome.cancelled:
         return 130
     return EXIT_FAILED if outcome.error else EXIT_OK
