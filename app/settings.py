@@ -125,6 +125,14 @@ class Settings(BaseModel):
         " a little more accurate, about 15 ms per step on one core.",
     )
     tool_timeout_s: float = setting(30.0, "Tools", "Tool timeout (s)", gt=0, le=3600)
+    startup_wait_s: float = setting(
+        5.0,
+        "Tools",
+        "Start-up wait (s)",
+        "How long the command line waits for slow servers; those still starting are reported so.",
+        gt=0,
+        le=600,
+    )
 
     def __init__(self, **values: Any) -> None:
         """Every way of building settings fails the same way: a :class:`SettingsError`."""

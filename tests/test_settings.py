@@ -38,7 +38,7 @@ def write_settings(data: object) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
-SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, "builtin_model": DEFAULT_MODEL_ID}
+SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, "builtin_model": DEFAULT_MODEL_ID, "startup_wait_s": 5.0}
 
 
 def test_a_file_written_by_the_previous_version_loads_unchanged():

@@ -7,8 +7,9 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,29 @@ def dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
+# Signals that end the CLI: handled, so the servers are stopped (Windows has no such handlers).
+_ENDING = () if sys.platform == "win32" else (signal.SIGTERM, signal.SIGHUP)
+
+
+def _run(main: Coroutine[Any, Any, int]) -> int:
+    """Run a command's body; SIGTERM or SIGHUP cancels it, so its servers are stopped on the way out."""
+
+    async def body() -> int:
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        assert task is not None
+        for signum in _ENDING:
+            loop.add_signal_handler(signum, task.cancel)
+        try:
+            return await main
+        except asyncio.CancelledError:
+            return 128 + signal.SIGTERM
+        finally:
+            for signum in _ENDING:
+                loop.remove_signal_handler(signum)
+
+    return asyncio.run(body())
+
+
 def _fail(message: str, code: int = EXIT_FAILED) -> int:
     show(f"calculon: {message}", sys.stderr)
     return code
@@ -44,15 +68,18 @@ def _fail(message: str, code: int = EXIT_FAILED) -> int:
 
 
 @contextlib.asynccontextmanager
-async def running_servers(path: Path | None, only: str = "") -> AsyncIterator[Supervisor]:
-    """The configured servers (or just ``only``), started, and stopped on the way out."""
+async def running_servers(
+    path: Path | None, only: str = "", *, wait: bool = True
+) -> AsyncIterator[Supervisor]:
+    """The configured servers (or just ``only``), started, and stopped on the way out. With
+    ``wait``, for the start-up wait at most: slower servers are still "starting"."""
     entries: list[ServerEntry] = list(load_config(path).servers.values())
     if only:
         entries = [e for e in entries if e.name == only]
     settings = strict_settings()
     supervisor = Supervisor(entries, tool_timeout_s=settings.tool_timeout_s)
     try:
-        await supervisor.start()
+        await supervisor.start(wait=wait, timeout=settings.startup_wait_s)
         yield supervisor
     finally:
         await supervisor.aclose()
@@ -60,7 +87,9 @@ async def running_servers(path: Path | None, only: str = "") -> AsyncIterator[Su
 
 def _warn_unavailable(supervisor: Supervisor) -> None:
     for status in supervisor.states():
-        if status.state not in ("ready", "disabled"):
+        if status.state == "starting":
+            show(f"calculon: server {status.name} is still starting; its tools are not listed", sys.stderr)
+        elif status.state not in ("ready", "disabled"):
             show(f"calculon: server {status.name} is {status.state}: {status.last_error}", sys.stderr)
         for reason in status.skipped:
             show(f"calculon: server {status.name}: {reason}", sys.stderr)
@@ -77,7 +106,7 @@ def tools(args: argparse.Namespace) -> int:
             show(output.tools_json(found) if args.json else output.tools_text(found), as_json=args.json)
         return EXIT_OK
 
-    return asyncio.run(body())
+    return _run(body())
 
 
 def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
@@ -99,7 +128,7 @@ def servers(args: argparse.Namespace) -> int:
         show(output.servers_json(states) if args.json else output.servers_text(states), as_json=args.json)
         return EXIT_OK
 
-    return asyncio.run(body())
+    return _run(body())
 
 
 def call(args: argparse.Namespace) -> int:
@@ -112,11 +141,12 @@ def call(args: argparse.Namespace) -> int:
         return _fail(f"JSON_ARGS must be a JSON object, not {type(arguments).__name__}", EXIT_USAGE)
     if not _addressable(args.tool):
         return _fail(f"TOOL must be a tool name or SERVER.TOOL, not {shown(args.tool)}", EXIT_USAGE)
-    return asyncio.run(_call(args, arguments))
+    return _run(_call(args, arguments))
 
 
 async def _call(args: argparse.Namespace, arguments: dict[str, Any]) -> int:
-    async with running_servers(args.config, only=_server_named_in(args)) as supervisor:
+    async with running_servers(args.config, only=_server_named_in(args), wait=False) as supervisor:
+        await supervisor.wait_for_tool(args.tool, strict_settings().startup_wait_s)
         info = supervisor.resolve(args.tool)
         result = await supervisor.call_tool(args.tool, arguments)
     if args.json:
@@ -168,7 +198,7 @@ def ask_settings(args: argparse.Namespace) -> Settings:
 
 
 def ask(args: argparse.Namespace) -> int:
-    return asyncio.run(_ask(args, ask_settings(args)))
+    return _run(_ask(args, ask_settings(args)))
 
 
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:

@@ -132,6 +132,8 @@ class ServerConnection:
         self._wake.set()
         if self._connecting is not None:
             self._connecting.cancel()  # a server still starting (npx downloading...) need not finish
+            if self._transport is not None:
+                self._transport.grace_s = 0.0  # nor does it get to wind down: it never served
 
     # --- the owner task ---
 

@@ -25,7 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from app.mcp.inbound import Inbound
-from app.mcp.process import child_environment, stop_tree, wait_for_death
+from app.mcp.process import child_environment, guarded, stop_tree, wait_for_death
 from app.mcp.serverlog import ServerLog
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,8 @@ class StdioTransport:
     @contextlib.asynccontextmanager
     async def _session(self) -> AsyncIterator[tuple[Any, Any]]:
         began = time.perf_counter()
-        process = await anyio.open_process(self.argv, env=self.env, cwd=self.cwd, start_new_session=True)
+        argv = guarded(self.argv)
+        process = await anyio.open_process(argv, env=self.env, cwd=self.cwd, start_new_session=True)
         self.spawn_s = time.perf_counter() - began
         self.pid = process.pid
         self._open_log()
@@ -117,7 +118,9 @@ class StdioTransport:
         for stream in streams:
             await stream.aclose()
         await stop_tree(process, self.grace_s, self.kill_after_s)
-        with anyio.move_on_after(self.kill_after_s):
+        # The watcher records the exit; it may have been cancelled with a session cut short
+        # during its connect, so once the process is known to be gone, wait for it only briefly.
+        with anyio.move_on_after(0.5 if process.returncode is not None else self.kill_after_s):
             await self._exited.wait()
         if process.returncode is not None:  # closes the pipes, even ones a stray grandchild holds
             await process.aclose()

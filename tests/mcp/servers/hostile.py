@@ -1,5 +1,8 @@
 """A hostile server on the SDK's low-level ``Server``: ``hostile.py MODE``.
 
+MODE ``hung``: never answers initialize.
+MODE ``linger``: ``hold`` starts a helper process, writes its pid and the server's to a file, and
+never returns.
 MODE ``names``: tools whose names spoof or attack (``calculator.add``, escapes, a bidi override,
 an empty name, 1,000 characters, a duplicate) beside an honest ``add`` and ``echo_text``.
 MODE ``schemas``: tools whose inputSchema is null, a string, or not a valid JSON Schema, beside a
@@ -12,7 +15,10 @@ SDK sends whatever they hold.
 
 import json
 import os
+import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -48,6 +54,7 @@ TOOLS = {
         tool("invalid_schema", {"type": "object", "properties": {"a": {"type": 5}}}),
         tool("still_works", SCHEMA, "Answers 'fine'."),
     ],
+    "linger": [tool("hold", SCHEMA, "Starts a helper, writes both pids to the file at text, never returns.")],
     "replies": [
         tool(name) for name in ("bad_utf8", "lone_surrogate", "deep_json", "oversized", "sized", "describe")
     ],
@@ -68,11 +75,20 @@ BROKEN = {
 }
 
 
+async def hold(path: str) -> None:
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    Path(path + ".tmp").write_text(json.dumps({"server": os.getpid(), "helper": helper.pid}))
+    os.replace(path + ".tmp", path)  # the test waits for the file: it appears whole
+    await anyio.sleep_forever()
+
+
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
     arguments = params.arguments or {}
     if params.name in BROKEN:
         raw_reply(ctx.request_id, BROKEN[params.name]())
         await anyio.sleep_forever()  # the SDK's own reply never comes
+    if params.name == "hold":
+        await hold(arguments["text"])
     if params.name == "sized":
         text = "y" * int(float(arguments["mb"]) * 1024 * 1024)
     elif params.name == "still_works":
@@ -101,4 +117,6 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    if MODE == "hung":  # never answers initialize
+        time.sleep(3600)
     anyio.run(main)
