@@ -68,3 +68,12 @@ async def test_a_reply_the_sdk_cannot_use_fails_the_call_at_once_and_the_server_
     assert result.text.startswith(f"tool {tool} on server replies sent a reply that cannot be used: ")
     assert why in result.text
     assert (await supervisor.call_tool("describe", {"text": "still here"})).text == "still here"
+
+
+async def test_a_10_mb_result_arrives_cut_to_the_cap_with_its_note(supervise):
+    supervisor, _ = supervise(script_entry("replies", "hostile.py", "replies"))
+    await supervisor.start()
+    result = await supervisor.call_tool("sized", {"mb": 10})
+    assert not result.is_error
+    assert result.text.endswith("\n[result truncated: 10,485,760 characters, the first 1,000,000 shown]")
+    assert result.text.startswith("y" * 1_000_000 + "\n")
