@@ -83,12 +83,16 @@ def report(times: dict[str, list[float]], mb: float, pairs: int) -> str:
     )
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench big_result")
     parser.add_argument("--mb", type=float, default=10.0, help="megabytes of text per result")
     parser.add_argument("--pairs", type=int, default=10, help="timed calls per side")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
-    args = parser.parse_args(sys.argv[1:])
+    return parser.parse_args(sys.argv[1:])
+
+
+def main() -> int:
+    args = parse_args()
     text = report(asyncio.run(measure(args.mb, args.pairs)), args.mb, args.pairs)
     print(text)
     if not args.no_write:
