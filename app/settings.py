@@ -14,7 +14,6 @@ The Gemini key is not here: it lives in the environment or the OS keyring
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -31,6 +30,9 @@ from pydantic import (
 from pydantic_core import ErrorDetails, core_schema
 
 from app import paths
+from app.jsonfile import JsonProblem, read_json
+
+MAX_FILE_BYTES = 256 * 1024  # the settings take under a kilobyte
 
 
 class SettingsError(ValueError):
@@ -123,6 +125,14 @@ class Settings(BaseModel):
         " a little more accurate, about 15 ms per step on one core.",
     )
     tool_timeout_s: float = setting(30.0, "Tools", "Tool timeout (s)", gt=0, le=3600)
+    startup_wait_s: float = setting(
+        5.0,
+        "Tools",
+        "Start-up wait (s)",
+        "How long the command line waits for slow servers; those still starting are reported so.",
+        gt=0,
+        le=600,
+    )
 
     def __init__(self, **values: Any) -> None:
         """Every way of building settings fails the same way: a :class:`SettingsError`."""
@@ -187,16 +197,39 @@ def load_settings(path: Path | None = None) -> tuple[Settings, list[str]]:
     default and a message naming it, the other values are kept."""
     path = path or settings_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_settings_file(path)
     except FileNotFoundError:
         return Settings(), []
-    except json.JSONDecodeError as exc:
-        return Settings(), [f"{path} could not be read ({exc}); using defaults until you save"]
-    if not isinstance(data, dict):
-        return Settings(), [f"{path} does not hold a JSON object; using defaults until you save"]
+    except SettingsError as exc:
+        return Settings(), [f"{exc}; using defaults until you save"]
     settings, problems = Settings.salvage(data)
     defaulted = [f"{path}: {problem}; using the default until you save" for problem in problems]
     return settings, defaulted + settings.problems()
+
+
+def strict_settings(path: Path | None = None) -> Settings:
+    """Settings from disk for the command line, where a problem in the file stops the command
+    (a :class:`SettingsError` naming the file) rather than running on defaults."""
+    path = path or settings_path()
+    try:
+        data = read_settings_file(path)
+    except FileNotFoundError:
+        return Settings()
+    try:
+        return Settings.from_dict(data)
+    except SettingsError as exc:
+        raise SettingsError([f"{path}: {problem}" for problem in exc.problems], exc.keys) from None
+
+
+def read_settings_file(path: Path) -> dict[str, Any]:
+    """The JSON object in the settings file; ``FileNotFoundError`` passes through."""
+    try:
+        data = read_json(path, MAX_FILE_BYTES)
+    except JsonProblem as exc:
+        raise SettingsError([f"{path} {exc}"]) from None
+    if not isinstance(data, dict):
+        raise SettingsError([f"{path} does not hold a JSON object"])
+    return data
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

@@ -96,7 +96,7 @@ def test_tool_error_goes_to_stderr_and_exits_1(basic_only, capsys):
 
 
 @pytest.mark.parametrize(
-    ("arguments", "problem"), [('{"a": 1', "not valid JSON"), ("[1, 2]", "must be a JSON object, not list")]
+    ("arguments", "problem"), [('{"a": 1', "invalid JSON"), ("[1, 2]", "must be a JSON object, not list")]
 )
 def test_bad_json_args_exit_2_before_any_server_starts(basic_only, capsys, arguments, problem):
     assert cli.run(["--config", str(basic_only), "call", "add", arguments]) == 2
@@ -215,4 +215,4 @@ def test_installed_script_reports_a_broken_config_file(tmp_path):
     path = tmp_path / "servers.json"
     path.write_text("{not json")
     done = calculon("--config", str(path), "servers")
-    assert done.returncode == 2 and f"{path}: invalid JSON at line 1, column 2" in done.stderr
+    assert done.returncode == 2 and f"{path} holds invalid JSON at line 1, column 2" in done.stderr

@@ -38,7 +38,7 @@ def write_settings(data: object) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
-SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, "builtin_model": DEFAULT_MODEL_ID}
+SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, "builtin_model": DEFAULT_MODEL_ID, "startup_wait_s": 5.0}
 
 
 def test_a_file_written_by_the_previous_version_loads_unchanged():
@@ -70,7 +70,7 @@ def test_a_file_that_is_not_json_gives_defaults_and_says_so():
     settings_path().write_text("{not json", encoding="utf-8")
     settings, problems = load_settings()
     assert settings == Settings()
-    assert len(problems) == 1 and "could not be read" in problems[0]
+    assert len(problems) == 1 and "holds invalid JSON" in problems[0] and "using defaults" in problems[0]
 
 
 @pytest.mark.parametrize("timeout", [math.nan, math.inf, -1.0, 0.0])

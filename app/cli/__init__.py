@@ -65,7 +65,9 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(_VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
     if args.self_test:
         from app.selftest import run_self_test
 
@@ -75,6 +77,15 @@ def run(argv: list[str]) -> int:
     from app.cli import commands
 
     return commands.dispatch(args)
+
+
+class _VisibleFormatter(logging.Formatter):
+    """Log lines quote what servers said: escapes in them are shown, not acted on."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from app.cli.visible import visible
+
+        return visible(super().format(record))
 
 
 def _gui(argv: list[str]) -> int:

@@ -7,16 +7,20 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
+from app.cli.visible import show
 from app.core.tools import ToolInfo
-from app.mcp.config import ConfigError, ServerEntry, load_config
+from app.jsonfile import JsonProblem, loads
+from app.mcp.config import SERVER_NAME, ConfigError, ServerEntry, load_config
+from app.mcp.screen import TOOL_NAME, shown
 from app.mcp.supervisor import Supervisor
-from app.settings import Settings, SettingsError, load_settings
+from app.settings import Settings, SettingsError, strict_settings
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -32,8 +36,31 @@ def dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
+# Signals that end the CLI: handled, so the servers are stopped (Windows has no such handlers).
+_ENDING = () if sys.platform == "win32" else (signal.SIGTERM, signal.SIGHUP)
+
+
+def _run(main: Coroutine[Any, Any, int]) -> int:
+    """Run a command's body; SIGTERM or SIGHUP cancels it, so its servers are stopped on the way out."""
+
+    async def body() -> int:
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        assert task is not None
+        for signum in _ENDING:
+            loop.add_signal_handler(signum, task.cancel)
+        try:
+            return await main
+        except asyncio.CancelledError:
+            return 128 + signal.SIGTERM
+        finally:
+            for signum in _ENDING:
+                loop.remove_signal_handler(signum)
+
+    return asyncio.run(body())
+
+
 def _fail(message: str, code: int = EXIT_FAILED) -> int:
-    print(f"calculon: {message}", file=sys.stderr)
+    show(f"calculon: {message}", sys.stderr)
     return code
 
 
@@ -41,15 +68,18 @@ def _fail(message: str, code: int = EXIT_FAILED) -> int:
 
 
 @contextlib.asynccontextmanager
-async def running_servers(path: Path | None, only: str = "") -> AsyncIterator[Supervisor]:
-    """The configured servers (or just ``only``), started, and stopped on the way out."""
+async def running_servers(
+    path: Path | None, only: str = "", *, wait: bool = True
+) -> AsyncIterator[Supervisor]:
+    """The configured servers (or just ``only``), started, and stopped on the way out. With
+    ``wait``, for the start-up wait at most: slower servers are still "starting"."""
     entries: list[ServerEntry] = list(load_config(path).servers.values())
     if only:
         entries = [e for e in entries if e.name == only]
-    settings, _ = load_settings()
+    settings = strict_settings()
     supervisor = Supervisor(entries, tool_timeout_s=settings.tool_timeout_s)
     try:
-        await supervisor.start()
+        await supervisor.start(wait=wait, timeout=settings.startup_wait_s)
         yield supervisor
     finally:
         await supervisor.aclose()
@@ -57,8 +87,12 @@ async def running_servers(path: Path | None, only: str = "") -> AsyncIterator[Su
 
 def _warn_unavailable(supervisor: Supervisor) -> None:
     for status in supervisor.states():
-        if status.state not in ("ready", "disabled"):
-            print(f"calculon: server {status.name} is {status.state}: {status.last_error}", file=sys.stderr)
+        if status.state == "starting":
+            show(f"calculon: server {status.name} is still starting; its tools are not listed", sys.stderr)
+        elif status.state not in ("ready", "disabled"):
+            show(f"calculon: server {status.name} is {status.state}: {status.last_error}", sys.stderr)
+        for reason in status.skipped:
+            show(f"calculon: server {status.name}: {reason}", sys.stderr)
 
 
 def tools(args: argparse.Namespace) -> int:
@@ -67,19 +101,19 @@ def tools(args: argparse.Namespace) -> int:
             _warn_unavailable(supervisor)
             found = supervisor.list_tools()
         if args.query:
-            print(_ranking(args, found))
+            show(_ranking(args, found), as_json=args.json)
         else:
-            print(output.tools_json(found) if args.json else output.tools_text(found))
+            show(output.tools_json(found) if args.json else output.tools_text(found), as_json=args.json)
         return EXIT_OK
 
-    return asyncio.run(body())
+    return _run(body())
 
 
 def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
     """The tools ranked for ``--query`` with their scores; pinned tools (settings) come first."""
     from app.mcp.retrieval import StaticEncoder, format_ranking, rank, shared_encoder
 
-    settings, _ = load_settings()
+    settings = strict_settings()
     encoder = shared_encoder(settings.tool_encoder)
     if isinstance(encoder, StaticEncoder) and not encoder.table_path().is_file():
         print("Preparing tool matching: once per machine, about half a minute...", file=sys.stderr)
@@ -91,33 +125,45 @@ def servers(args: argparse.Namespace) -> int:
     async def body() -> int:
         async with running_servers(args.config) as supervisor:
             states = supervisor.states()
-        print(output.servers_json(states) if args.json else output.servers_text(states))
+        show(output.servers_json(states) if args.json else output.servers_text(states), as_json=args.json)
         return EXIT_OK
 
-    return asyncio.run(body())
+    return _run(body())
 
 
 def call(args: argparse.Namespace) -> int:
     try:
-        arguments = json.loads(args.arguments)
-    except json.JSONDecodeError as exc:
-        return _fail(f"JSON_ARGS is not valid JSON ({exc}): {args.arguments}", EXIT_USAGE)
+        arguments = loads(args.arguments)
+    except JsonProblem as exc:
+        hint = "; pass a long number as a string" if "digits" in str(exc) else ""
+        return _fail(f"JSON_ARGS {exc}{hint}", EXIT_USAGE)
     if not isinstance(arguments, dict):
         return _fail(f"JSON_ARGS must be a JSON object, not {type(arguments).__name__}", EXIT_USAGE)
-    return asyncio.run(_call(args, arguments))
+    if not _addressable(args.tool):
+        return _fail(f"TOOL must be a tool name or SERVER.TOOL, not {shown(args.tool)}", EXIT_USAGE)
+    return _run(_call(args, arguments))
 
 
 async def _call(args: argparse.Namespace, arguments: dict[str, Any]) -> int:
-    async with running_servers(args.config, only=_server_named_in(args)) as supervisor:
+    async with running_servers(args.config, only=_server_named_in(args), wait=False) as supervisor:
+        await supervisor.wait_for_tool(args.tool, strict_settings().startup_wait_s)
         info = supervisor.resolve(args.tool)
         result = await supervisor.call_tool(args.tool, arguments)
     if args.json:
-        print(output.call_json(info, args.tool, arguments, result))
+        show(output.call_json(info, args.tool, arguments, result), as_json=True)
     elif not result.is_error:
-        print(result.text)
+        show(result.text)
     if result.is_error:
         return _fail(result.text)
     return EXIT_OK
+
+
+def _addressable(name: str) -> bool:
+    """A bare tool name, or SERVER.TOOL with both parts valid ("evil." names no tool)."""
+    server, dot, tool = name.partition(".")
+    if not dot:
+        return bool(TOOL_NAME.fullmatch(name))
+    return bool(SERVER_NAME.fullmatch(server) and TOOL_NAME.fullmatch(tool))
 
 
 def _server_named_in(args: argparse.Namespace) -> str:
@@ -137,9 +183,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def ask_settings(args: argparse.Namespace) -> Settings:
     """Saved settings with the command line's overrides, validated."""
-    settings, problems = load_settings()
-    for problem in problems:
-        print(f"calculon: {problem}", file=sys.stderr)
+    settings = strict_settings()
     changes: dict[str, Any] = {}
     if args.backend:
         changes["backend"] = args.backend
@@ -154,7 +198,7 @@ def ask_settings(args: argparse.Namespace) -> Settings:
 
 
 def ask(args: argparse.Namespace) -> int:
-    return asyncio.run(_ask(args, ask_settings(args)))
+    return _run(_ask(args, ask_settings(args)))
 
 
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:
@@ -169,7 +213,9 @@ async def _ask(args: argparse.Namespace, settings: Settings) -> int:
         return _fail(exc.message, EXIT_UNAVAILABLE)
     finally:
         await engine.aclose()
-    print(json.dumps(outcome.to_dict(), ensure_ascii=False) if args.json else outcome.answer)
+    show(
+        json.dumps(outcome.to_dict(), ensure_ascii=False) if args.json else outcome.answer, as_json=args.json
+    )
     if outcome.cancelled:
         return 130
     return EXIT_FAILED if outcome.error else EXIT_OK

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
+from app.cli.visible import visible, visible_line
 from app.core import events as ev
 from app.core.tools import ToolInfo, ToolResult
 from app.mcp.lifecycle import ServerStatus
@@ -38,7 +39,7 @@ def tools_text(tools: Sequence[ToolInfo]) -> str:
 
 
 def servers_json(states: Sequence[ServerStatus]) -> str:
-    keys = ("name", "state", "pid", "tool_count", "last_error", "tools", "remote")
+    keys = ("name", "state", "pid", "tool_count", "last_error", "tools", "remote", "skipped")
     return json.dumps([{k: _plain(getattr(s, k)) for k in keys} for s in states], indent=2)
 
 
@@ -50,6 +51,7 @@ def servers_text(states: Sequence[ServerStatus]) -> str:
         pid = f"pid {s.pid}" if s.pid else "no process"
         line = f"{s.name:<16} {s.state:<10} {pid:<12} {s.tool_count} tools"
         lines.append(line + (f"\n    last error: {s.last_error}" if s.last_error else ""))
+        lines.extend(f"    {reason}" for reason in s.skipped)
     return "\n".join(lines)
 
 
@@ -88,7 +90,7 @@ class EventPrinter:
         self._end_line()
         line = describe(event)
         if line:
-            self.stream.write(line + "\n")
+            self.stream.write(visible(line) + "\n")
             self.stream.flush()
 
     def _delta(self, kind: str, text: str) -> None:
@@ -96,7 +98,7 @@ class EventPrinter:
             self._end_line()
             self.stream.write("  thinking: " if kind == "thought_delta" else "  model: ")
             self._streaming = kind
-        self.stream.write(text.replace("\n", " "))
+        self.stream.write(visible_line(text.replace("\n", " ")))
         self.stream.flush()
 
     def _end_line(self) -> None:

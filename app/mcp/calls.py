@@ -17,6 +17,7 @@ from mcp import MCPError
 
 from app.core.tools import ToolResult
 from app.mcp.connection import ServerConnection
+from app.mcp.inbound import BAD_REPLY
 from app.mcp.lifecycle import exit_message, stderr_hint
 from app.mcp.results import tool_result
 from app.mcp.transport import StdioTransport
@@ -54,6 +55,10 @@ async def _call_error(
         return ToolResult(f"tool {tool} on server {name} did not answer within {limit:g} s", True)
     if code == mcp_types.CONNECTION_CLOSED:
         return ToolResult(await _closed_during(connection, tool, transport), True)
+    if code == BAD_REPLY:
+        return ToolResult(
+            f"tool {tool} on server {name} sent a reply that cannot be used: {exc.error.message}", True
+        )
     return ToolResult(f"server {name} rejected {tool}: {exc.error.message}", True)
 
 

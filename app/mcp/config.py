@@ -16,24 +16,32 @@ module does not know are kept as they are when the file is saved.
 from __future__ import annotations
 
 import dataclasses
-import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from app import paths
+from app.jsonfile import JsonProblem, read_json
 
 SELF_COMMAND = "calculon"  # stands for the running Calculon executable
 DEFAULT_BUNDLED = ("calculator", "converter", "clock")
+MAX_FILE_BYTES = 1024 * 1024  # a thousand servers fit in a tenth of this
+# MCP's rule for tool names, less the dot: a dot separates the server from the tool in
+# "server.tool", so a server named "a.b" could pass for server "a" offering tool "b.x".
+SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 class ConfigError(ValueError):
     """A servers file that cannot be used; the message names the file, server and problem."""
 
-    def __init__(self, path: Path | None, problem: str, server: str = "") -> None:
+    def __init__(
+        self, path: Path | None, problem: str, server: str = "", *, whole_file: bool = False
+    ) -> None:
         where = str(path) if path else "servers config"
-        subject = f"{where}: server {server!r}: " if server else f"{where}: "
+        shown = repr(server) if len(server) <= 60 else repr(server[:57]) + "..."  # repr: escapes controls
+        subject = f"{where}: server {shown}: " if server else f"{where} " if whole_file else f"{where}: "
         super().__init__(subject + problem)
         self.path, self.server, self.problem = path, server, problem
 
@@ -123,12 +131,10 @@ def load_config(path: Path | None = None) -> ServersConfig:
     """The servers file at ``path`` (default location if None); the bundled set if it does not exist."""
     path = path or default_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_servers_file(path)
     except FileNotFoundError:
         return default_config(path)
-    except OSError as exc:
-        raise ConfigError(path, f"cannot be read: {exc.strerror or exc}") from exc
-    return ServersConfig(path, parse_servers(_parse_json(path, text), path))
+    return ServersConfig(path, parse_servers(data, path))
 
 
 def save_config(config: ServersConfig) -> Path:
@@ -136,11 +142,12 @@ def save_config(config: ServersConfig) -> Path:
     return config.path
 
 
-def _parse_json(path: Path, text: str) -> Any:
+def read_servers_file(path: Path) -> Any:
+    """The parsed JSON of a servers file; ``FileNotFoundError`` passes through."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+        return read_json(path, MAX_FILE_BYTES)
+    except JsonProblem as exc:
+        raise ConfigError(path, str(exc), whole_file=True) from None
 
 
 def parse_servers(data: Any, path: Path | None = None) -> dict[str, ServerEntry]:
@@ -159,6 +166,8 @@ def parse_entry(name: str, body: Any, path: Path | None = None) -> ServerEntry:
 
     if not name.strip():
         raise ConfigError(path, "a server has an empty name")
+    if not SERVER_NAME.fullmatch(name):
+        raise fail("the name may hold only letters, digits, '_' and '-', at most 128 of them")
     if not isinstance(body, dict):
         raise fail("must be an object with a command or a url")
     if "command" in body and "url" in body:
@@ -217,10 +226,10 @@ def import_claude_desktop(config: ServersConfig, source: Path) -> tuple[ServersC
 
     Returns the new config and the names imported, in the source's order."""
     try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(source, f"cannot be read: {exc.strerror or exc}") from exc
-    imported = parse_servers(_parse_json(source, text), source)
+        data = read_servers_file(source)
+    except FileNotFoundError:
+        raise ConfigError(source, "does not exist", whole_file=True) from None
+    imported = parse_servers(data, source)
     return _merged(config, imported.values()), list(imported)
 
 

@@ -42,6 +42,7 @@ from app.mcp.lifecycle import (
     file_safe,
     stderr_hint,
 )
+from app.mcp.screen import screen
 from app.mcp.transport import StdioTransport
 
 logger = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class ServerConnection:
         self.state = "stopped"
         self.last_error = ""
         self.tools: tuple[mcp_types.Tool, ...] = ()
+        self.skipped: tuple[str, ...] = ()  # why tools of the last listing are not offered
         self.timing = Timing()
         self.settled = asyncio.Event()  # set once the server was ready, or an attempt failed
         self._settle_waiters: list[asyncio.Future[None]] = []
@@ -95,7 +97,15 @@ class ServerConnection:
         tail = tuple(self._transport.stderr_tail) if self._transport else ()
         names = tuple(t.name for t in self.tools)
         return ServerStatus(
-            self.name, self.state, self.pid, len(names), self.last_error, tail, names, self.entry.remote
+            self.name,
+            self.state,
+            self.pid,
+            len(names),
+            self.last_error,
+            tail,
+            names,
+            self.entry.remote,
+            self.skipped,
         )
 
     # --- requests from the supervisor ---
@@ -122,6 +132,8 @@ class ServerConnection:
         self._wake.set()
         if self._connecting is not None:
             self._connecting.cancel()  # a server still starting (npx downloading...) need not finish
+            if self._transport is not None:
+                self._transport.grace_s = 0.0  # nor does it get to wind down: it never served
 
     # --- the owner task ---
 
@@ -175,9 +187,16 @@ class ServerConnection:
         await stack.enter_async_context(client)
         self.timing.spawned = self._transport.spawn_s if self._transport else 0.0
         self.timing.connected = time.perf_counter() - began
-        self.tools = tuple(await all_tools(client))
+        self._adopt(await all_tools(client))
         self.timing.listed = time.perf_counter() - began
         return client
+
+    def _adopt(self, listed: list[mcp_types.Tool]) -> None:
+        tools, skipped = screen(listed)
+        unparsed = self._transport.inbound.take_skipped() if self._transport else []
+        self.tools, self.skipped = tuple(tools), (*unparsed, *skipped)
+        for reason in self.skipped:
+            logger.info("server %s: %s", self.name, reason)
 
     def _open_transport(self) -> StdioTransport | str:
         old, self._transport = self._transport, None

@@ -3,6 +3,11 @@
 A tool name unique across servers is offered bare (``add``). When two servers
 expose the same name, both are offered qualified (``a.echo``, ``b.echo``) and
 the bare name resolves to neither. ``server.tool`` always resolves.
+
+A name with a dot in it is never offered bare: server names hold no dot, so every
+dotted name the model sees splits into one server and one tool at its first dot, and a
+tool named ``calculator.add`` on server ``evil`` is ``evil.calculator.add``, never a
+second ``calculator.add``.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ class ToolIndex:
         self._clashes: dict[str, list[str]] = collections.defaultdict(list)
         for server, tool in pairs:
             qualified = f"{server}.{tool.name}"
-            info = tool_info(server, tool, tool.name if counts[tool.name] == 1 else qualified)
+            bare = counts[tool.name] == 1 and "." not in tool.name
+            info = tool_info(server, tool, tool.name if bare else qualified)
             self.tools.append(info)
             self._by_name.setdefault(info.name, info)
             self._qualified[qualified] = info
@@ -34,7 +40,9 @@ class ToolIndex:
                 self._clashes[tool.name].append(qualified)
 
     def resolve(self, name: str) -> ToolInfo | None:
-        return self._by_name.get(name) or self._qualified.get(name)
+        if "." in name:  # only ever server.tool, whatever bare names the servers chose
+            return self._qualified.get(name)
+        return self._by_name.get(name)
 
     def explain_missing(self, name: str) -> str:
         """Why ``name`` resolves to nothing, worded for the model and the user."""

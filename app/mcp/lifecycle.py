@@ -48,6 +48,7 @@ class ServerStatus:
     stderr_tail: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()
     remote: bool = False
+    skipped: tuple[str, ...] = ()  # tools left out, each with the reason
 
 
 @dataclasses.dataclass

@@ -9,14 +9,22 @@ import mcp_types
 
 from app.core.tools import ToolInfo, ToolResult
 
+MAX_TEXT = 1_000_000  # characters of a result the model and the trace get; the rest is cut, visibly
 
-def tool_result(result: mcp_types.CallToolResult) -> ToolResult:
-    """The text a model reads: every content block in order, non-text ones described."""
+
+def tool_result(result: mcp_types.CallToolResult, max_text: int = MAX_TEXT) -> ToolResult:
+    """The text a model reads: every content block in order, non-text ones described, cut at ``max_text``."""
     parts = [_block_text(block) for block in result.content]
     text = "\n".join(p for p in parts if p)
     if not text and result.structured_content is not None:
         text = json.dumps(result.structured_content, ensure_ascii=False)
-    return ToolResult(text, bool(result.is_error), result.structured_content)
+    return ToolResult(truncated(text, max_text), bool(result.is_error), result.structured_content)
+
+
+def truncated(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[result truncated: {len(text):,} characters, the first {limit:,} shown]"
 
 
 def _block_text(block: Any) -> str:

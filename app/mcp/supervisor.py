@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from app import paths
 from app.core import events as ev
 from app.core.tools import ToolInfo, ToolResult
@@ -57,6 +59,7 @@ class Supervisor:
         self.index = ToolIndex()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._sinks: list[ev.EventSink] = []
+        self._state_changed = asyncio.Event()  # set on every state change, for wait_for_tool
 
     # --- lifecycle ---
 
@@ -147,7 +150,19 @@ class Supervisor:
         connection = self.connections.get(entry.name)
         return connection.status() if connection else ServerStatus(entry.name, "stopped", remote=entry.remote)
 
+    async def wait_for_tool(self, name: str, timeout: float) -> None:
+        """Return as soon as ``name`` resolves, or every server has settled, or after ``timeout``:
+        a call needs the server that has the tool, not the slowest one."""
+        with anyio.move_on_after(timeout):
+            while self.resolve(name) is None and not self._all_settled():
+                self._state_changed.clear()
+                await self._state_changed.wait()
+
+    def _all_settled(self) -> bool:
+        return all(self.connections[name].settled.is_set() for name in self._tasks)
+
     def _changed(self, connection: ServerConnection) -> None:
+        self._state_changed.set()
         self._reindex()
         status = connection.status()
         self._emit(

@@ -17,21 +17,21 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import anyio.abc
-import mcp_types
-import pydantic
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from app.mcp.process import child_environment, stop_tree, wait_for_death
+from app.mcp.inbound import Inbound
+from app.mcp.process import child_environment, guarded, stop_tree, wait_for_death
+from app.mcp.serverlog import ServerLog
 
 logger = logging.getLogger(__name__)
 
 TAIL_LINES = 200
-_MAX_LINE = 16 * 1024 * 1024  # a JSON-RPC line longer than this is not a message we can use
+STDERR_LINE = 8192  # characters of one stderr line kept; a longer one is cut into pieces
 
 
 class StdioTransport:
@@ -64,7 +64,8 @@ class StdioTransport:
         self._exited = anyio.Event()
         self._stderr_done = anyio.Event()
         self._cm: contextlib.AbstractAsyncContextManager[Any] | None = None
-        self._log: IO[str] | None = None
+        self._log = ServerLog(log_path) if log_path is not None else None
+        self.inbound = Inbound(self._record)
 
     # --- what the owner watches ---
 
@@ -91,7 +92,8 @@ class StdioTransport:
     @contextlib.asynccontextmanager
     async def _session(self) -> AsyncIterator[tuple[Any, Any]]:
         began = time.perf_counter()
-        process = await anyio.open_process(self.argv, env=self.env, cwd=self.cwd, start_new_session=True)
+        argv = guarded(self.argv)
+        process = await anyio.open_process(argv, env=self.env, cwd=self.cwd, start_new_session=True)
         self.spawn_s = time.perf_counter() - began
         self.pid = process.pid
         self._open_log()
@@ -116,7 +118,9 @@ class StdioTransport:
         for stream in streams:
             await stream.aclose()
         await stop_tree(process, self.grace_s, self.kill_after_s)
-        with anyio.move_on_after(self.kill_after_s):
+        # The watcher records the exit; it may have been cancelled with a session cut short
+        # during its connect, so once the process is known to be gone, wait for it only briefly.
+        with anyio.move_on_after(0.5 if process.returncode is not None else self.kill_after_s):
             await self._exited.wait()
         if process.returncode is not None:  # closes the pipes, even ones a stray grandchild holds
             await process.aclose()
@@ -125,32 +129,11 @@ class StdioTransport:
 
     async def _read_stdout(self, process: anyio.abc.Process, sink: MemoryObjectSendStream[Any]) -> None:
         assert process.stdout is not None
-        buffer = b""
         async with sink:
             with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 async for chunk in process.stdout:
-                    *lines, buffer = (buffer + chunk).split(b"\n")
-                    for line in lines:
-                        message = self._parse(line)
-                        if message is not None:
-                            await sink.send(message)
-                    if len(buffer) > _MAX_LINE:
-                        self._garbage(buffer[:200] + b"... (line too long, dropped)")
-                        buffer = b""
-
-    def _parse(self, line: bytes) -> SessionMessage | None:
-        if not line.strip():
-            return None
-        try:
-            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-        except pydantic.ValidationError:
-            self._garbage(line)
-            return None
-
-    def _garbage(self, line: bytes) -> None:
-        text = line.decode("utf-8", errors="replace").rstrip("\r")
-        logger.debug("server %s printed a non-JSON-RPC line on stdout: %r", self.pid, text[:200])
-        self._record(f"[stdout garbage] {text}")
+                    for message in self.inbound.feed(chunk):
+                        await sink.send(message)
 
     async def _write_stdin(
         self,
@@ -162,6 +145,7 @@ class StdioTransport:
         try:
             async with source:
                 async for message in source:
+                    self.inbound.sent(message.message)
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(data.encode() + b"\n")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -169,6 +153,7 @@ class StdioTransport:
             await to_session.aclose()
 
     async def _read_stderr(self, process: anyio.abc.Process) -> None:
+        """Lines of stderr into the tail and the log, a piece at a time however long they are."""
         assert process.stderr is not None
         buffer = b""
         try:
@@ -176,11 +161,17 @@ class StdioTransport:
                 async for chunk in process.stderr:
                     *lines, buffer = (buffer + chunk).split(b"\n")
                     for line in lines:
-                        self._record(line.decode("utf-8", errors="replace").rstrip("\r"))
+                        self._record_stderr(line)
+                    while len(buffer) > STDERR_LINE:
+                        self._record_stderr(buffer[:STDERR_LINE] + b" [line continues]")
+                        buffer = buffer[STDERR_LINE:]
             if buffer:
-                self._record(buffer.decode("utf-8", errors="replace"))
+                self._record_stderr(buffer)
         finally:
             self._stderr_done.set()
+
+    def _record_stderr(self, line: bytes) -> None:
+        self._record(line.decode("utf-8", errors="replace").rstrip("\r"))
 
     async def _watch(self, process: anyio.abc.Process) -> None:
         code = await wait_for_death(process)
@@ -197,21 +188,12 @@ class StdioTransport:
     def _record(self, line: str) -> None:
         self.stderr_tail.append(line)
         if self._log is not None:
-            self._log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
-            self._log.flush()
+            self._log.write(line)
 
     def _open_log(self) -> None:
-        if self.log_path is None:
-            return
-        try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._log = self.log_path.open("a", encoding="utf-8")
-        except OSError:
-            logger.warning("cannot write the server log %s", self.log_path, exc_info=True)
-            return
-        self._log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started pid {self.pid}: {self.argv}\n")
+        if self._log is not None:
+            self._log.open(f"started pid {self.pid}: {self.argv}")
 
     def _close_log(self) -> None:
         if self._log is not None:
             self._log.close()
-            self._log = None

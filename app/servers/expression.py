@@ -24,7 +24,8 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
-from app.servers.arith import checked, divide, int_power, modulo
+from app.servers.arith import checked, digits_of, divide, int_power, modulo
+from app.servers.budget import Budget
 from app.servers.exact import CalcError, check_length, decimal_text
 
 MAX_DEPTH = 64  # about 7 Python frames per level: far from the interpreter limit
@@ -64,7 +65,8 @@ def evaluate(expression: str) -> Fraction:
     check_length(expression, "expression")
     if not expression.strip():
         raise CalcError("the expression is empty")
-    return _Parser(tokenize(expression)).parse()
+    # Sums are not capped step by step (the budget bounds their work); the answer is.
+    return checked(_Parser(tokenize(expression), Budget()).parse())
 
 
 _BINARY: dict[str, Callable[[Fraction, Fraction], Fraction]] = {
@@ -79,8 +81,9 @@ _BINARY: dict[str, Callable[[Fraction, Fraction], Fraction]] = {
 class _Parser:
     """Recursive descent that computes as it parses, so errors keep their position."""
 
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], budget: Budget) -> None:
         self._tokens = tokens
+        self._budget = budget
         self._index = 0
         self._depth = 0
 
@@ -109,7 +112,9 @@ class _Parser:
         value = operand()
         while self._peek().kind == "op" and self._peek().text in operators:
             token = self._take()
-            value = _at(token, _BINARY[token.text], value, operand())
+            right = operand()
+            self._budget.charge(value, right)
+            value = _at(token, _BINARY[token.text], value, right)
         return value
 
     def _unary(self) -> Fraction:
@@ -131,7 +136,10 @@ class _Parser:
                 f"the exponent at character {token.position} is not a whole number; "
                 "use the power or sqrt tool for roots"
             )
-        return _at(token, lambda a, b: int_power(a, int(b)), base, exponent)
+        # int_power refuses a result over the cap before computing it; within the cap, pay after.
+        value = _at(token, lambda a, b: int_power(a, int(b)), base, exponent)
+        self._budget.charge(base, exponent, result_digits=digits_of(value))
+        return value
 
     def _percent_sign(self) -> bool:
         """A "%" straight after a number with no operand after it is a percent ("20% * 150"),

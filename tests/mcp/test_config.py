@@ -142,5 +142,5 @@ def test_claude_desktop_config_is_merged_in(tmp_path):
 def test_importing_a_broken_claude_config_names_that_file(tmp_path):
     source = tmp_path / "claude.json"
     write(source, "{oops")
-    with pytest.raises(ConfigError, match=r"claude\.json: invalid JSON at line 1"):
+    with pytest.raises(ConfigError, match=r"claude\.json holds invalid JSON at line 1"):
         config.import_claude_desktop(config.default_config(tmp_path / "s.json"), source)

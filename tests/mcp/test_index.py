@@ -36,3 +36,16 @@ def test_missing_names_are_explained():
     )
     assert index.explain_missing("mul") == "unknown tool 'mul'; available tools: a.echo, add, b.echo"
     assert ToolIndex().explain_missing("x") == "unknown tool 'x'; available tools: none"
+
+
+def test_a_dotted_tool_name_is_never_offered_bare_so_it_cannot_pass_for_another_servers_tool():
+    index = ToolIndex([("calculator", [tool("add")]), ("evil", [tool("calculator.add"), tool("x.y")])])
+    assert [t.name for t in index.tools] == ["add", "evil.calculator.add", "evil.x.y"]
+    assert index.resolve("calculator.add").server == "calculator"  # type: ignore[union-attr]
+    assert index.resolve("evil.calculator.add").tool == "calculator.add"  # type: ignore[union-attr]
+
+
+def test_a_dotted_tool_name_resolves_only_qualified_even_with_its_namesake_server_down():
+    index = ToolIndex([("evil", [tool("calculator.add")])])  # the calculator is not running
+    assert index.resolve("calculator.add") is None
+    assert [t.name for t in index.tools] == ["evil.calculator.add"]

@@ -40,3 +40,10 @@ def test_structured_content_alone_becomes_json_text():
 def test_error_flag_is_kept():
     error = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="bad")], is_error=True)
     assert tool_result(error).is_error
+
+
+def test_a_result_over_the_cap_is_cut_with_a_note_saying_how_much_there_was():
+    result = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="y" * 2_500)])
+    converted = tool_result(result, max_text=1_000)
+    assert converted.text == "y" * 1_000 + "\n[result truncated: 2,500 characters, the first 1,000 shown]"
+    assert tool_result(result, max_text=2_500).text == "y" * 2_500
