@@ -17,7 +17,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -123,6 +123,23 @@ class Settings(BaseModel):
         " a little more accurate, about 15 ms per step on one core.",
     )
     tool_timeout_s: float = setting(30.0, "Tools", "Tool timeout (s)", gt=0, le=3600)
+    trusted_servers: list[str] = setting(
+        list,
+        "Permissions",
+        "Trusted servers",
+        "Comma-separated server names whose tool hints are believed (a read-only tool runs without"
+        " asking). Bundled servers are always trusted.",
+    )
+    tool_approvals: dict[str, Literal["ask", "conversation", "always", "never"]] = setting(
+        dict,
+        "Permissions",
+        "Tool approvals",
+        "server.tool=policy, comma-separated (server.* for a whole server); policy is ask, conversation,"
+        " always or never. Set when you answer always or never.",
+    )
+    sampling_per_minute: int = setting(
+        10, "Permissions", "Sampling requests a minute", "Per server; more are refused unasked.", ge=1, le=600
+    )
 
     def __init__(self, **values: Any) -> None:
         """Every way of building settings fails the same way: a :class:`SettingsError`."""
