@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
-from app.core.tools import ToolInfo
+from app.core.tools import ToolInfo, ToolResult
 from app.mcp.config import ConfigError, ServerEntry, load_config
-from app.mcp.supervisor import Supervisor
+from app.mcp.handlers import server_handlers
+from app.mcp.supervisor import HandlersFactory, Supervisor
 from app.settings import Settings, SettingsError, load_settings
 
 
@@ -41,13 +42,17 @@ def _fail(message: str, code: int = EXIT_FAILED) -> int:
 
 
 @contextlib.asynccontextmanager
-async def running_servers(path: Path | None, only: str = "") -> AsyncIterator[Supervisor]:
+async def running_servers(
+    path: Path | None, only: str = "", handlers: HandlersFactory | None = None
+) -> AsyncIterator[Supervisor]:
     """The configured servers (or just ``only``), started, and stopped on the way out."""
     entries: list[ServerEntry] = list(load_config(path).servers.values())
     if only:
         entries = [e for e in entries if e.name == only]
     settings, _ = load_settings()
-    supervisor = Supervisor(entries, tool_timeout_s=settings.tool_timeout_s)
+    supervisor = Supervisor(
+        entries, tool_timeout_s=settings.tool_timeout_s, handlers=handlers or server_handlers
+    )
     try:
         await supervisor.start()
         yield supervisor
@@ -104,15 +109,32 @@ def call(args: argparse.Namespace) -> int:
         return _fail(f"JSON_ARGS is not valid JSON ({exc}): {args.arguments}", EXIT_USAGE)
     if not isinstance(arguments, dict):
         return _fail(f"JSON_ARGS must be a JSON object, not {type(arguments).__name__}", EXIT_USAGE)
-    return asyncio.run(_call(args, arguments))
+    from app.cli.asking import CliUser
+
+    try:
+        user = CliUser.from_args(args)
+    except ValueError as exc:
+        return _fail(f"--elicit: {exc}", EXIT_USAGE)
+    return asyncio.run(_call(args, arguments, user))
 
 
-async def _call(args: argparse.Namespace, arguments: dict[str, Any]) -> int:
-    async with running_servers(args.config, only=_server_named_in(args)) as supervisor:
-        info = supervisor.resolve(args.tool)
-        result = await supervisor.call_tool(args.tool, arguments)
+async def _call(args: argparse.Namespace, arguments: dict[str, Any], user: Any) -> int:
+    from app.cli.calling import CallPermissions
+
+    permissions = CallPermissions(user, load_config(args.config), output.AskLog(sys.stderr))
+    try:
+        async with running_servers(args.config, _server_named_in(args), permissions.handlers) as supervisor:
+            info = supervisor.resolve(args.tool)
+            if info is not None:  # naming the tool on the command line is asking for this call
+                permissions.approvals.grant(info)
+            refusal = await permissions.approvals(info, arguments) if info else None
+            result = (
+                ToolResult(refusal, True) if refusal else await supervisor.call_tool(args.tool, arguments)
+            )
+    finally:
+        await permissions.aclose()
     if args.json:
-        print(output.call_json(info, args.tool, arguments, result))
+        print(output.call_json(info, args.tool, arguments, result, permissions.log.answered))
     elif not result.is_error:
         print(result.text)
     if result.is_error:
@@ -158,10 +180,16 @@ def ask(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    from app.cli.asking import CliUser
     from app.core.backend import BackendError
     from app.engine import Engine
 
-    engine = Engine.from_settings(settings, servers_path=args.config, sink=output.EventPrinter(sys.stderr))
+    try:
+        user = CliUser.from_args(args)
+    except ValueError as exc:
+        return _fail(f"--elicit: {exc}", EXIT_USAGE)
+    printer = output.EventPrinter(sys.stderr)
+    engine = Engine.from_settings(settings, servers_path=args.config, sink=printer, user=user)
     try:
         await engine.start()
         outcome = await engine.ask(args.prompt)

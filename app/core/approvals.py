@@ -87,6 +87,11 @@ class Approvals:
         self.trusted = trusted
         self._conversation: set[str] = set()
 
+    def grant(self, info: ToolInfo) -> None:
+        """Allow ``info`` for this conversation as if the user had been asked (``calculon call TOOL``
+        names the tool itself). A tool whose policy is ``ask`` or ``never`` is not covered."""
+        self._conversation.add(tool_key(info))
+
     def new_conversation(self) -> None:
         """Forget "allow for this conversation" choices."""
         self._conversation.clear()
