@@ -16,6 +16,7 @@ from app.llm.scripted import ScriptedBackend
 from app.settings import Settings
 from app.ui.ask_cards import Card, CardUser
 from app.ui.main import build_window
+from tests.everything import everything_entry
 from tests.mcp.helpers import script_entry
 
 HOSTILE = "<b>bold</b><img src=x onerror=alert(1)>"
@@ -151,5 +152,47 @@ def test_a_destructive_call_stops_the_turn_and_asks_in_the_window(qtbot, arun, t
         (asked,) = [n for n in window.trace.walk() if n.kind == "ask"]
         assert asked.parent is not None and asked.parent.kind == "tool_call"
         assert asked.label.endswith("→ decline") and asked.duration_ms is not None
+    finally:
+        arun(engine.aclose(), timeout=30)
+
+
+def answer_next_card(qtbot, user: CardUser, seen: int, button: str, fill=None) -> int:
+    """Wait for card number ``seen``, optionally fill it in, click ``button``; returns seen + 1."""
+    qtbot.waitUntil(lambda: len(user.cards) > seen, timeout=60_000)
+    card = user.cards[seen]
+    if fill is not None:
+        fill(card)
+    qtbot.mouseClick(card.buttons[button], Qt.MouseButton.LeftButton)
+    return seen + 1
+
+
+def test_server_everythings_elicitation_and_sampling_work_from_the_window(qtbot, arun, tmp_path):
+    entry = everything_entry()
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {entry.name: entry.to_json()}}))
+    elicit = ToolCallChunk(ToolCall("c1", "trigger-elicitation-request", {}))
+    sample = ToolCallChunk(ToolCall("c2", "trigger-sampling-request", {"prompt": "sky", "maxTokens": 5}))
+    # The scripted model's third step answers the server's sampling request.
+    backend = ScriptedBackend([[elicit], [sample], ["Blue"], ["Both done."]])
+    settings = Settings(strict=False)
+    engine = Engine(settings, servers_path=path, backend=backend)
+    window = build_window(engine, settings)
+    qtbot.addWidget(window)
+    user = engine.asker.user
+    assert isinstance(user, CardUser)
+    try:
+        window.controller.submit("try the forms and sampling")
+        seen = answer_next_card(qtbot, user, 0, "allow")
+        seen = answer_next_card(
+            qtbot, user, seen, "submit", lambda c: c.findChild(QLineEdit, "name").setText("Ada")
+        )
+        seen = answer_next_card(qtbot, user, seen, "allow")
+        seen = answer_next_card(qtbot, user, seen, "run")
+        seen = answer_next_card(qtbot, user, seen, "send")
+        qtbot.waitUntil(lambda: not window.controller.busy, timeout=60_000)
+        results = [b.text() for b in window.chat.bubbles() if b.kind == "tool_result"]
+        assert "- Name: Ada" in results[0] and '"text": "Blue"' in results[1]
+        asked = [n.data["request"] for n in window.trace.walk() if n.kind == "ask"]
+        assert asked == ["approval", "elicitation", "approval", "sampling", "sampling_result"]
     finally:
         arun(engine.aclose(), timeout=30)
