@@ -4,6 +4,9 @@ server-to-client requests)."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import anyio
 import pytest
 
 from app.core import events as ev
@@ -131,3 +134,24 @@ async def test_questions_are_traced_in_the_turn_that_caused_them(supervise):
     await supervisor.call_tool("book", {})
     assert {e.turn_id for e in events} == {"t9"}
     assert events[-1].duration_ms > 0
+
+
+async def test_a_server_is_told_when_its_roots_change_and_keeps_running(supervise, server, tmp_path):
+    entry, _, _, roots_tool = server
+    first, second = tmp_path / "first", tmp_path / "second"
+    roots = {entry.name: [str(first)]}
+    built = AskingHandlers(Asker(ScriptedUser()), None, lambda name: roots[name])
+    supervisor, log = supervise(
+        dataclasses.replace(entry, extra={"roots": roots[entry.name]}), handlers=built
+    )
+    await supervisor.start()
+    pid = supervisor.states()[0].pid
+    assert first.as_uri() in (await supervisor.call_tool(roots_tool, {})).text
+    roots[entry.name] = [str(second)]
+    await supervisor.update([dataclasses.replace(entry, extra={"roots": [str(second)]})])
+    assert supervisor.connections[entry.name].entry.extra == {"roots": [str(second)]}
+    listed = ""
+    with anyio.fail_after(20):  # the server asks again after the notification, on its own time
+        while second.as_uri() not in listed:
+            listed = (await supervisor.call_tool(roots_tool, {})).text
+    assert supervisor.states()[0].pid == pid and log.states(entry.name).count("starting") == 1
