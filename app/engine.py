@@ -64,11 +64,10 @@ class Engine:
         self.supervisor = supervisor or Supervisor(
             self.config, tool_timeout_s=settings.tool_timeout_s, handlers=self._asking_handlers()
         )
-        self.approvals = Approvals(
-            self.asker,
-            permissions.SettingsPolicies(lambda: self.settings, self._adopt, self._emit),
-            permissions.trust(lambda: self.config, lambda: self.settings),
-        )
+        store = permissions.SettingsPolicies(lambda: self.settings, self._adopt, self._emit)
+        trusted = permissions.trust(lambda: self.config, lambda: self.settings)
+        self.approvals = Approvals(self.asker, store, trusted)
+        self.approval_editor = permissions.ApprovalEditor(store, self.supervisor.resolve, trusted)
         self.verifier, self.selector = verifier, selector
         self._verifier_from_settings = False  # True: Calculon mode follows settings.strict
         self._background: set[asyncio.Task[Any]] = set()

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from app.core import events as ev
-from app.core.approvals import Policy
+from app.core.approvals import Policy, effective_policy
+from app.core.tools import ToolInfo
 from app.mcp.config import ServersConfig
 from app.settings import Settings, SettingsError, load_settings, save_settings
 
@@ -37,16 +38,47 @@ class SettingsPolicies:
         return self.current().tool_approvals
 
     def remember(self, key: str, policy: Policy) -> None:
+        self.set(key, policy)
+
+    def set(self, key: str, policy: Policy | None) -> None:
+        """Remember ``policy`` for ``key``, or forget the choice (back to the default) with None."""
         on_disk, _ = load_settings(self.path)
-        saved = on_disk.model_copy(update={"tool_approvals": {**on_disk.tool_approvals, key: policy}})
-        live = self.current().model_copy(update={"tool_approvals": saved.tool_approvals})
+        approvals = {k: v for k, v in on_disk.tool_approvals.items() if k != key}
+        if policy is not None:
+            approvals[key] = policy
+        saved = on_disk.model_copy(update={"tool_approvals": approvals})
+        live = self.current().model_copy(update={"tool_approvals": approvals})
         self.adopt(live)
         try:
             save_settings(saved, self.path)
         except (SettingsError, OSError):
             logger.exception("could not save the approval of %s; it holds until Calculon closes", key)
         if self.sink is not None:
-            self.sink(ev.ApprovalRemembered(key=key, policy=policy))
+            self.sink(ev.ApprovalRemembered(key=key, policy=policy or "default"))
+
+
+class ApprovalEditor:
+    """What the servers panel edits: each tool's remembered choice, beside its default."""
+
+    def __init__(
+        self,
+        store: SettingsPolicies,
+        resolve: Callable[[str], ToolInfo | None],
+        trusted: Callable[[str], bool],
+    ) -> None:
+        self.store, self.resolve, self.trusted = store, resolve, trusted
+
+    def policy_of(self, server: str, tool: str) -> tuple[str | None, str]:
+        """(the remembered choice or None, the policy it would have without one)."""
+        key = f"{server}.{tool}"
+        policies = dict(self.store.policies())
+        chosen = policies.pop(key, None)
+        info = self.resolve(key)
+        default = effective_policy(info, policies, self.trusted(server))[0] if info else "conversation"
+        return chosen, default
+
+    def set_policy(self, server: str, tool: str, policy: Policy | None) -> None:
+        self.store.set(f"{server}.{tool}", policy)
 
 
 def trust(config: Callable[[], ServersConfig], settings: Callable[[], Settings]) -> Callable[[str], bool]:

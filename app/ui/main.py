@@ -104,6 +104,7 @@ def build_window(engine: Engine, settings: Settings) -> MainWindow:
         ChatController(engine),
         settings=settings,
         servers=engine.supervisor,
+        approvals=engine.approval_editor,
         servers_config=lambda: load_config(engine.config.path),
     )
     window.set_model_label(model_label(settings))
@@ -118,6 +119,7 @@ def build_window(engine: Engine, settings: Settings) -> MainWindow:
 def _remembered(engine: Engine, window: MainWindow, event: ev.Event) -> None:
     if isinstance(event, ev.ApprovalRemembered):
         window.settings = engine.settings
+        window.servers_panel.show_policy()
 
 
 def _meter(engine: Engine, window: MainWindow, event: ev.Event) -> None:
