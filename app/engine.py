@@ -2,10 +2,12 @@
 
 The window and the CLI both drive this object and nothing deeper: ``start()``,
 ``ask(text)``, ``cancel()``, ``aclose()``, and ``subscribe(sink)`` for events.
-It knows no widgets and prints nothing.
+It knows no widgets and prints nothing; what needs a person goes to the ``user``
+it is given (:mod:`app.core.asking`), and to nobody (declined) without one.
 
 Events (to every subscriber): ``ModelLoading`` while the backend loads,
-``ServerStateChanged`` from the supervisor, and every turn event of the session.
+``ServerStateChanged`` from the supervisor, every turn event of the session,
+``UserAsked``/``UserAnswered`` for each question and ``ApprovalRemembered``.
 """
 
 from __future__ import annotations
@@ -15,11 +17,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from app import permissions
 from app.core import events as ev
 from app.core import prompts
+from app.core.approvals import Approvals
+from app.core.asking import Asker, User
 from app.core.backend import Backend, BackendError, ProgressCallback
+from app.core.sampling import SamplingGate, backend_completer
 from app.core.session import ChatSession, TurnOutcome
 from app.core.tools import AnswerVerifier, ToolSelector
+from app.mcp.asking import AskingHandlers
 from app.mcp.config import load_config
 from app.mcp.supervisor import Supervisor
 from app.settings import Settings
@@ -48,11 +55,19 @@ class Engine:
         selector: ToolSelector | None = None,
         system_prompt: str | None = None,
         supervisor: Supervisor | None = None,
+        user: User | None = None,
     ) -> None:
         """Reads the servers file now, so a malformed one fails here (``ConfigError``)."""
         self.settings = settings
         self.config = load_config(servers_path)
-        self.supervisor = supervisor or Supervisor(self.config, tool_timeout_s=settings.tool_timeout_s)
+        self.asker = Asker(user, sink=self._emit)
+        self.supervisor = supervisor or Supervisor(
+            self.config, tool_timeout_s=settings.tool_timeout_s, handlers=self._asking_handlers()
+        )
+        store = permissions.SettingsPolicies(lambda: self.settings, self._adopt, self._emit)
+        trusted = permissions.trust(lambda: self.config, lambda: self.settings)
+        self.approvals = Approvals(self.asker, store, trusted)
+        self.approval_editor = permissions.ApprovalEditor(store, self.supervisor.resolve, trusted)
         self.verifier, self.selector = verifier, selector
         self._verifier_from_settings = False  # True: Calculon mode follows settings.strict
         self._background: set[asyncio.Task[Any]] = set()
@@ -64,8 +79,19 @@ class Engine:
         self._session: ChatSession | None = None
         self._started = False
         self.supervisor.subscribe(self._emit)
+        self.subscribe(self.asker.watch)
         if sink is not None:
             self.subscribe(sink)
+
+    def _asking_handlers(self) -> AskingHandlers:
+        gate = SamplingGate(
+            self.asker, backend_completer(self.ensure_backend), per_minute=self.settings.sampling_per_minute
+        )
+        return AskingHandlers(self.asker, gate, permissions.roots_of(lambda: self.config))
+
+    def _adopt(self, settings: Settings) -> None:
+        """Settings changed from inside (an approval remembered): the model needs no reload."""
+        self.settings = settings
 
     @classmethod
     def from_settings(
@@ -75,13 +101,16 @@ class Engine:
         servers_path: Path | None = None,
         backend: Backend | None = None,
         sink: ev.EventSink | None = None,
+        user: User | None = None,
     ) -> Engine:
         """The engine as the window and the CLI run it: Calculon mode's check when
         ``strict`` is on, and tool retrieval kept current with the servers' tools."""
         from app.mcp.retrieval import ToolRetriever
 
         retriever = ToolRetriever.from_settings(settings)
-        engine = cls(settings, servers_path=servers_path, backend=backend, sink=sink, selector=retriever)
+        engine = cls(
+            settings, servers_path=servers_path, backend=backend, sink=sink, selector=retriever, user=user
+        )
         engine.verifier, engine._verifier_from_settings = _verifier(settings), True
         engine._pin_calculator()
         engine.subscribe(engine._refresh_tools_on_change)
@@ -228,6 +257,7 @@ class Engine:
             max_rounds=self.settings.max_rounds,
             verifier=self.verifier,
             selector=self.selector,
+            approve=self.approvals,
         )
         session.subscribe(self._emit)
         self._session = session

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -132,6 +132,23 @@ class Settings(BaseModel):
         "How long the command line waits for slow servers; those still starting are reported so.",
         gt=0,
         le=600,
+    )
+    trusted_servers: list[str] = setting(
+        list,
+        "Permissions",
+        "Trusted servers",
+        "Comma-separated server names whose tool hints are believed (a read-only tool runs without"
+        " asking). Bundled servers are always trusted.",
+    )
+    tool_approvals: dict[str, Literal["ask", "conversation", "always", "never"]] = setting(
+        dict,
+        "Permissions",
+        "Tool approvals",
+        "server.tool=policy, comma-separated (server.* for a whole server); policy is ask, conversation,"
+        " always or never. Set when you answer always or never.",
+    )
+    sampling_per_minute: int = setting(
+        10, "Permissions", "Sampling requests a minute", "Per server; more are refused unasked.", ge=1, le=600
     )
 
     def __init__(self, **values: Any) -> None:

@@ -22,10 +22,15 @@ from tests.mcp.helpers import script_entry
 SCRIPT = Path(sys.executable).with_name("calculon")
 
 
-def calculon(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``calculon`` script (``python -m app`` where it is not installed)."""
+def calculon(
+    *args: str, timeout: float = 60, stdin: int = subprocess.DEVNULL
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``calculon`` script (``python -m app`` where it is not installed); no
+    terminal, so whatever needs a person is answered by the flags or declined."""
     command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [*command, *args], capture_output=True, text=True, timeout=timeout, check=False, stdin=stdin
+    )
 
 
 @pytest.fixture
@@ -86,6 +91,7 @@ def test_call_json_reports_server_tool_and_structured_result(basic_only, capsys)
         "result": "42.0",
         "is_error": False,
         "structured": {"result": 42.0},
+        "asked": [],
     }
 
 
@@ -136,7 +142,8 @@ def local_backend(monkeypatch):
 def test_ask_json_prints_the_turn_and_streams_events_to_stderr(basic_only, local_backend, capsys):
     add = ToolCallChunk(ToolCall("c1", "add", {"a": 2, "b": 40}))
     local_backend(ScriptedBackend([[add], ["It is ", "42."]]))
-    assert cli.run(["--config", str(basic_only), "ask", "what is 2 + 40?", "--json", "--no-strict"]) == 0
+    command = ["--config", str(basic_only), "ask", "what is 2 + 40?", "--json", "--no-strict", "--yes"]
+    assert cli.run(command) == 0
     captured = capsys.readouterr()
     body = json.loads(captured.out)
     assert body["answer"] == "It is 42."

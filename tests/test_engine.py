@@ -76,7 +76,8 @@ class SlowLoadingBackend(ScriptedBackend):
 async def test_ask_starts_the_servers_and_runs_a_turn_through_them(servers_file):
     backend = ScriptedBackend([[ToolCallChunk(ToolCall("c1", "add", {"a": 2, "b": 40}))], ["It is 42."]])
     log = EventLog()
-    engine = Engine(Settings(), servers_path=servers_file, backend=backend, sink=log)
+    allowed = Settings(tool_approvals={"basic.*": "always"})  # approvals are tested in test_engine_asking
+    engine = Engine(allowed, servers_path=servers_file, backend=backend, sink=log)
     outcome = await engine.ask("what is 2 + 40?")
     pid = engine.supervisor.states()[0].pid
     await engine.aclose()

@@ -38,7 +38,15 @@ def write_settings(data: object) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
-SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, "builtin_model": DEFAULT_MODEL_ID, "startup_wait_s": 5.0}
+# What an old file gains on loading: each setting added since, at its default.
+ADDED_SINCE = {
+    "builtin_model": DEFAULT_MODEL_ID,
+    "startup_wait_s": 5.0,
+    "trusted_servers": [],
+    "tool_approvals": {},
+    "sampling_per_minute": 10,
+}
+SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, **ADDED_SINCE}
 
 
 def test_a_file_written_by_the_previous_version_loads_unchanged():

@@ -3,6 +3,7 @@
     calculon [--config FILE]                       the window
     calculon tools [--json] [--query TEXT --top K] every discovered tool, or their ranking for TEXT
     calculon call TOOL [JSON_ARGS] [--json]        one tool, called directly
+              [--yes] [--decline] [--elicit JSON] (also on ask): how requests for a person are answered
     calculon servers [--json]                      each configured server's state
     calculon ask PROMPT [--backend B] [--model M] [--json] [--strict/--no-strict]
     calculon serve NAME                            one bundled server over stdio
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("tool", metavar="TOOL", help="tool name, or SERVER.TOOL")
     call.add_argument("arguments", metavar="JSON_ARGS", nargs="?", default="{}", help="e.g. '{\"a\": 1}'")
     call.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_flags(call)
     servers = commands.add_parser("servers", help="start the configured servers and show their state")
     servers.add_argument("--json", action="store_true", help="print JSON")
     _add_ask(commands)
@@ -59,6 +61,18 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     ask.add_argument("--json", action="store_true", help="print the turn as JSON on stdout")
     ask.add_argument(
         "--strict", action=argparse.BooleanOptionalAction, default=None, help="Calculon mode (number checks)"
+    )
+    add_flags(ask)
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """How requests that need a person are answered (see :mod:`app.cli.asking`)."""
+    parser.add_argument("--yes", action="store_true", help="approve every tool call and sampling request")
+    parser.add_argument(
+        "--decline", action="store_true", help="decline every elicitation and sampling request"
+    )
+    parser.add_argument(
+        "--elicit", metavar="JSON", help="answer every form elicitation with this JSON object"
     )
 
 

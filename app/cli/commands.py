@@ -15,11 +15,12 @@ from typing import Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
 from app.cli.visible import show
-from app.core.tools import ToolInfo
+from app.core.tools import ToolInfo, ToolResult
 from app.jsonfile import JsonProblem, loads
 from app.mcp.config import SERVER_NAME, ConfigError, ServerEntry, load_config
+from app.mcp.handlers import server_handlers
 from app.mcp.screen import TOOL_NAME, shown
-from app.mcp.supervisor import Supervisor
+from app.mcp.supervisor import HandlersFactory, Supervisor
 from app.settings import Settings, SettingsError, strict_settings
 
 
@@ -69,7 +70,7 @@ def _fail(message: str, code: int = EXIT_FAILED) -> int:
 
 @contextlib.asynccontextmanager
 async def running_servers(
-    path: Path | None, only: str = "", *, wait: bool = True
+    path: Path | None, only: str = "", handlers: HandlersFactory | None = None, *, wait: bool = True
 ) -> AsyncIterator[Supervisor]:
     """The configured servers (or just ``only``), started, and stopped on the way out. With
     ``wait``, for the start-up wait at most: slower servers are still "starting"."""
@@ -77,7 +78,9 @@ async def running_servers(
     if only:
         entries = [e for e in entries if e.name == only]
     settings = strict_settings()
-    supervisor = Supervisor(entries, tool_timeout_s=settings.tool_timeout_s)
+    supervisor = Supervisor(
+        entries, tool_timeout_s=settings.tool_timeout_s, handlers=handlers or server_handlers
+    )
     try:
         await supervisor.start(wait=wait, timeout=settings.startup_wait_s)
         yield supervisor
@@ -141,16 +144,35 @@ def call(args: argparse.Namespace) -> int:
         return _fail(f"JSON_ARGS must be a JSON object, not {type(arguments).__name__}", EXIT_USAGE)
     if not _addressable(args.tool):
         return _fail(f"TOOL must be a tool name or SERVER.TOOL, not {shown(args.tool)}", EXIT_USAGE)
-    return _run(_call(args, arguments))
+    from app.cli.asking import CliUser
+
+    try:
+        user = CliUser.from_args(args)
+    except ValueError as exc:
+        return _fail(f"--elicit: {exc}", EXIT_USAGE)
+    return _run(_call(args, arguments, user))
 
 
-async def _call(args: argparse.Namespace, arguments: dict[str, Any]) -> int:
-    async with running_servers(args.config, only=_server_named_in(args), wait=False) as supervisor:
-        await supervisor.wait_for_tool(args.tool, strict_settings().startup_wait_s)
-        info = supervisor.resolve(args.tool)
-        result = await supervisor.call_tool(args.tool, arguments)
+async def _call(args: argparse.Namespace, arguments: dict[str, Any], user: Any) -> int:
+    from app.cli.calling import CallPermissions
+
+    permissions = CallPermissions(user, load_config(args.config), output.AskLog(sys.stderr))
+    try:
+        async with running_servers(
+            args.config, _server_named_in(args), permissions.handlers, wait=False
+        ) as supervisor:
+            await supervisor.wait_for_tool(args.tool, strict_settings().startup_wait_s)
+            info = supervisor.resolve(args.tool)
+            if info is not None:  # naming the tool on the command line is asking for this call
+                permissions.approvals.grant(info)
+            refusal = await permissions.approvals(info, arguments) if info else None
+            result = (
+                ToolResult(refusal, True) if refusal else await supervisor.call_tool(args.tool, arguments)
+            )
+    finally:
+        await permissions.aclose()
     if args.json:
-        show(output.call_json(info, args.tool, arguments, result), as_json=True)
+        show(output.call_json(info, args.tool, arguments, result, permissions.log.answered), as_json=True)
     elif not result.is_error:
         show(result.text)
     if result.is_error:
@@ -202,10 +224,16 @@ def ask(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    from app.cli.asking import CliUser
     from app.core.backend import BackendError
     from app.engine import Engine
 
-    engine = Engine.from_settings(settings, servers_path=args.config, sink=output.EventPrinter(sys.stderr))
+    try:
+        user = CliUser.from_args(args)
+    except ValueError as exc:
+        return _fail(f"--elicit: {exc}", EXIT_USAGE)
+    printer = output.EventPrinter(sys.stderr)
+    engine = Engine.from_settings(settings, servers_path=args.config, sink=printer, user=user)
     try:
         await engine.start()
         outcome = await engine.ask(args.prompt)

@@ -55,7 +55,13 @@ def servers_text(states: Sequence[ServerStatus]) -> str:
     return "\n".join(lines)
 
 
-def call_json(info: ToolInfo | None, name: str, arguments: Mapping[str, Any], result: ToolResult) -> str:
+def call_json(
+    info: ToolInfo | None,
+    name: str,
+    arguments: Mapping[str, Any],
+    result: ToolResult,
+    asked: Sequence[ev.UserAnswered] = (),
+) -> str:
     body = {
         "server": info.server if info else None,
         "tool": info.tool if info else name,
@@ -63,8 +69,18 @@ def call_json(info: ToolInfo | None, name: str, arguments: Mapping[str, Any], re
         "result": result.text,
         "is_error": result.is_error,
         "structured": result.structured,
+        "asked": [_asked_dict(a) for a in asked],
     }
     return json.dumps(body, ensure_ascii=False, default=str)
+
+
+def _asked_dict(event: ev.UserAnswered) -> dict[str, Any]:
+    return {
+        "request": event.request,
+        "server": event.server,
+        "answer": event.answer,
+        "ms": round(event.duration_ms, 1),
+    }
 
 
 def _plain(value: Any) -> Any:
@@ -74,6 +90,21 @@ def _plain(value: Any) -> Any:
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _CLIP else text[: _CLIP - 3] + "..."
+
+
+class AskLog:
+    """An event sink for questions outside a turn (``calculon call``): one line each on
+    ``stream``, and the answers kept for ``--json``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.answered: list[ev.UserAnswered] = []
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.UserAnswered):
+            self.answered.append(event)
+        self.stream.write(describe(event) + "\n")
+        self.stream.flush()
 
 
 class EventPrinter:
@@ -160,4 +191,9 @@ _DESCRIBERS: dict[type, Any] = {
     ev.ModelLoading: _loading,
     ev.ServerStateChanged: _server,
     ev.ServerLog: lambda e: f"server {e.server} log ({e.level}): {_clip(e.message)}",
+    ev.UserAsked: lambda e: f"  ? asked: {_clip(e.title)}",
+    ev.UserAnswered: lambda e: (
+        f"  ? answered {e.request} from {e.server}: {e.answer} ({e.duration_ms:.0f} ms)"
+    ),
+    ev.ApprovalRemembered: lambda e: f"  remembered in settings: {e.key} = {e.policy}",
 }

@@ -192,3 +192,41 @@ class ServerLog(Event):
     level: str  # debug, info, notice, warning, error, critical, alert, emergency
     logger: str = ""
     message: str
+
+
+# --- asking the user (app.core.asking) --------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class UserAsked(Event):
+    """A question was put to the user; ``request`` is its kind (approval, elicitation, url,
+    sampling, sampling_result) and ``details`` what it shows, as sent by ``server``."""
+
+    kind: ClassVar[str] = "user_asked"
+    request_id: str
+    request: str
+    server: str
+    title: str
+    details: Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class UserAnswered(Event):
+    """The question ``request_id`` was settled: ``answer`` in a word or two, ``details`` in full."""
+
+    kind: ClassVar[str] = "user_answered"
+    request_id: str
+    request: str
+    server: str
+    answer: str
+    details: Mapping[str, Any]
+    duration_ms: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ApprovalRemembered(Event):
+    """The user chose ``always`` or ``never`` for a tool: the settings changed and were saved."""
+
+    kind: ClassVar[str] = "approval_remembered"
+    key: str  # server.tool
+    policy: str

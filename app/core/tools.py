@@ -22,6 +22,8 @@ class ToolInfo:
     name: str
     description: str
     input_schema: Mapping[str, Any]
+    # The server's hints (readOnlyHint, destructiveHint...), camelCase as on the wire; see app.core.approvals.
+    annotations: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,7 +17,7 @@ from app.core import events as ev
 
 @dataclasses.dataclass(eq=False)
 class TraceNode:
-    kind: str  # turn, step, thought, text, tool_call, check, answer, notice, error
+    kind: str  # turn, step, thought, text, tool_call, ask, check, answer, notice, error
     label: str
     parent: TraceNode | None = None
     row: int = 0
@@ -64,6 +64,7 @@ class TraceStore:
         self._steps: dict[str, TraceNode] = {}
         self._calls: dict[str, TraceNode] = {}
         self._streaming: dict[str, TraceNode] = {}  # turn -> open thought/text node
+        self._asks: dict[str, TraceNode] = {}  # request id -> question awaiting its answer
 
     def subscribe(self, listener: TraceListener) -> None:
         self._listeners.append(listener)
@@ -162,6 +163,30 @@ class TraceStore:
         node.data.update(result=event.result, is_error=event.is_error)
         self._changed(node)
 
+    def _on_user_asked(self, event: ev.UserAsked) -> None:
+        """Under the call it interrupts (an approval, a server's question mid-call), else the step."""
+        self._streaming.pop(event.turn_id, None)
+        data = {"request": event.request, "server": event.server, "asked": dict(event.details)}
+        node = TraceNode("ask", f"Asked: {event.title}", started=event.ts, data=data)
+        self._asks[event.request_id] = self._insert(self._asking_parent(event), node)
+
+    def _asking_parent(self, event: ev.UserAsked) -> TraceNode:
+        prefix = f"{event.turn_id}-"
+        for call_id, call in reversed(self._calls.items()):
+            if call_id.startswith(prefix) and call.data.get("server") == event.server:
+                return call
+        return self._container(event.turn_id)
+
+    def _on_user_answered(self, event: ev.UserAnswered) -> None:
+        node = self._asks.pop(event.request_id, None)
+        if node is None:
+            return
+        agreed = event.answer.split(" ", 1)[0] in ("allow", "conversation", "always", "accept", "approve")
+        node.status, node.duration_ms = ("ok" if agreed else "error"), event.duration_ms
+        node.label = f"{node.label} → {event.answer}"
+        node.data.update(answer=event.answer, answered=dict(event.details))
+        self._changed(node)
+
     def _on_check_finished(self, event: ev.CheckFinished) -> None:
         verdict = "verified" if event.verified else f"unbacked: {', '.join(event.unbacked)}"
         label = f"Check {event.attempt}: {verdict}" + (" · re-asking" if event.will_reask else "")
@@ -191,10 +216,11 @@ class TraceStore:
         turn = self._turns[event.turn_id]
         turn.status = "cancelled" if event.cancelled else "error" if event.failed else "ok"
         turn.duration_ms = event.duration_ms
-        for running in self._calls.values():
+        for running in [*self._calls.values(), *self._asks.values()]:
             running.status = "cancelled"
             self._changed(running)
         self._calls.clear()
+        self._asks.clear()
         self._steps.pop(event.turn_id, None)
         self._streaming.pop(event.turn_id, None)
         self._changed(turn)

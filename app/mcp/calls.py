@@ -32,9 +32,11 @@ async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[
         return ToolResult(connection.unavailable(), is_error=True)
     transport = connection.transport  # the owner may replace it while we wait
     name = connection.name
+    limit = connection.limits.tool_timeout_s
     try:
-        limit = connection.limits.tool_timeout_s
-        result = await client.call_tool(tool, dict(arguments), read_timeout_seconds=limit)
+        # Our deadline, not the SDK's read timeout: it stands still while the user is asked.
+        with connection.handlers.clock.deadline(limit) as deadline:
+            result = await client.call_tool(tool, dict(arguments))
     except MCPError as exc:
         return await _call_error(connection, tool, exc, transport)
     except pydantic.ValidationError as exc:
@@ -42,7 +44,15 @@ async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[
     except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
         # The owner closed this client between our lookup and the send (a restart or stop).
         return ToolResult(f"the connection to server {name} closed before tool {tool} ran", True)
+    if deadline.cancelled_caught:
+        return _timed_out(connection, tool)
     return tool_result(result)
+
+
+def _timed_out(connection: ServerConnection, tool: str) -> ToolResult:
+    connection.report_suspect()
+    limit = connection.limits.tool_timeout_s
+    return ToolResult(f"tool {tool} on server {connection.name} did not answer within {limit:g} s", True)
 
 
 async def _call_error(
@@ -50,9 +60,7 @@ async def _call_error(
 ) -> ToolResult:
     code, name = exc.error.code, connection.name
     if code == mcp_types.REQUEST_TIMEOUT:
-        connection.report_suspect()
-        limit = connection.limits.tool_timeout_s
-        return ToolResult(f"tool {tool} on server {name} did not answer within {limit:g} s", True)
+        return _timed_out(connection, tool)
     if code == mcp_types.CONNECTION_CLOSED:
         return ToolResult(await _closed_during(connection, tool, transport), True)
     if code == BAD_REPLY:

@@ -20,12 +20,14 @@ import contextlib
 import logging
 import math
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import anyio
 import mcp_types
-from mcp import Client, MCPError
+from mcp import Client, MCPDeprecationWarning, MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from app.mcp.config import ServerEntry
 from app.mcp.handlers import ClientHandlers
@@ -122,6 +124,21 @@ class ServerConnection:
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
+
+    async def roots_changed(self, entry: ServerEntry) -> None:
+        """The entry's roots changed: keep the session and tell the server (it asks for them again)."""
+        self.entry = entry
+        client = self._client
+        # Not connected: it asks when it connects. A 2026-07-28 server asks inside each request
+        # that needs the roots, so it sees the change without being told (and the notice is gone).
+        if client is None or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        try:
+            with warnings.catch_warnings():  # deprecated by 2026-07-28, still the way on this connection
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.session.send_roots_list_changed()
+        except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            logger.info("server %s: could not tell it the roots changed", self.name, exc_info=True)
 
     def request_restart(self) -> None:
         self._restart = True

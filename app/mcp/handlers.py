@@ -20,6 +20,7 @@ import mcp_types
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 
 from app.core import events as ev
+from app.mcp.pause import CallClock
 
 logger = logging.getLogger(__name__)
 
@@ -36,10 +37,12 @@ class ClientHandlers:
     elicitation_callback: ElicitationFnT | None = None
     sampling_callback: SamplingFnT | None = None
     list_roots_callback: ListRootsFnT | None = None
+    # Not for the Client: the server's call deadlines, which the handlers that ask the user pause.
+    clock: CallClock = dataclasses.field(default_factory=CallClock)
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for ``mcp.Client``: only the handlers that are set."""
-        fields = dataclasses.fields(self)
+        fields = [f for f in dataclasses.fields(self) if f.name != "clock"]
         return {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
 
 

@@ -49,4 +49,11 @@ def tool_info(server: str, tool: mcp_types.Tool, name: str) -> ToolInfo:
         name=name,
         description=tool.description or tool.title or "",
         input_schema=dict(tool.input_schema),
+        annotations=_annotations(tool.annotations),
     )
+
+
+def _annotations(annotations: mcp_types.ToolAnnotations | None) -> dict[str, Any]:
+    if annotations is None:
+        return {}
+    return annotations.model_dump(by_alias=True, exclude_none=True, exclude={"title"})

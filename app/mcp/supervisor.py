@@ -13,6 +13,7 @@ whatever the handlers emit (``ServerLog`` from the default ones).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -105,8 +106,12 @@ class Supervisor:
 
     async def update(self, servers: ServersConfig | Sequence[ServerEntry], *, wait: bool = True) -> None:
         """Adopt an edited config: stop servers removed or disabled, restart changed ones,
-        start new ones; servers whose entry did not change keep running untouched."""
+        start new ones; servers whose entry did not change keep running untouched, and one
+        whose roots alone changed keeps running and is told."""
         self.entries = entries = _entries(servers)
+        for name, connection in self.connections.items():
+            if _roots_alone_changed(connection.entry, entries.get(name)):
+                await connection.roots_changed(entries[name])
         stale = [n for n, c in self.connections.items() if entries.get(n) != c.entry]
         await self._stop(stale)
         for entry in entries.values():
@@ -210,6 +215,14 @@ class Supervisor:
         except KeyError:
             state = "disabled" if name in self.entries else "not configured"
             raise KeyError(f"server {name!r} is {state}") from None
+
+
+def _roots_alone_changed(old: ServerEntry, new: ServerEntry | None) -> bool:
+    return new is not None and new != old and _rootless(new) == _rootless(old)
+
+
+def _rootless(entry: ServerEntry) -> ServerEntry:
+    return dataclasses.replace(entry, extra={k: v for k, v in entry.extra.items() if k != "roots"})
 
 
 def _entries(servers: ServersConfig | Sequence[ServerEntry]) -> dict[str, ServerEntry]:

@@ -12,7 +12,7 @@ from typing import Annotated, Any, NotRequired, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import WithJsonSchema
 from typing_extensions import TypedDict
 
@@ -42,11 +42,16 @@ NumberResult = Annotated[CallToolResult, NumberOut]
 QuantityResult = Annotated[CallToolResult, QuantityOut]
 
 
+# Every bundled tool only computes or reads the clock: a trusted host runs them without asking.
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+
 def tool(server: MCPServer, **options: Any) -> Callable[[ToolFunction], ToolFunction]:
     """``server.tool()`` with the docstring folded onto one line: indentation costs a small model tokens."""
 
     def register(function: ToolFunction) -> ToolFunction:
         description = " ".join((function.__doc__ or "").split())
+        options.setdefault("annotations", READ_ONLY)
         return server.tool(description=description, **options)(function)
 
     return register

@@ -94,6 +94,12 @@ class ChatPane(QWidget):
         self._column.insertWidget(self._column.count() - 1, bubble)
         return bubble
 
+    def add_widget(self, widget: QWidget) -> None:
+        """Anything else the chat shows in line, such as a question card (app.ui.ask_cards)."""
+        self.welcome.hide()
+        self._column.insertWidget(self._column.count() - 1, widget)
+        widget.setFocus()
+
     def bubbles(self) -> list[Bubble]:
         items = (self._column.itemAt(i) for i in range(self._column.count()))
         return [w for item in items if item is not None and isinstance(w := item.widget(), Bubble)]

@@ -24,6 +24,7 @@ from app.engine import Engine
 from app.mcp.config import ConfigError, load_config
 from app.mcp.retrieval.meter import schema_tokens  # here, not in the handler: a first import stalls a step
 from app.settings import Settings, load_settings
+from app.ui.ask_cards import CardUser
 from app.ui.controller import ChatController
 from app.ui.gc_guard import MainThreadCollector
 from app.ui.main_window import MainWindow
@@ -103,12 +104,22 @@ def build_window(engine: Engine, settings: Settings) -> MainWindow:
         ChatController(engine),
         settings=settings,
         servers=engine.supervisor,
+        approvals=engine.approval_editor,
         servers_config=lambda: load_config(engine.config.path),
     )
     window.set_model_label(model_label(settings))
     window.settings_saved.connect(lambda new: _reconfigure(engine, window, new))
     engine.subscribe(lambda event: _meter(engine, window, event))
+    # Questions become cards in the chat; a choice remembered there is in the settings dialog next time.
+    engine.asker.user = CardUser(window.chat.add_widget)
+    engine.subscribe(lambda event: _remembered(engine, window, event))
     return window
+
+
+def _remembered(engine: Engine, window: MainWindow, event: ev.Event) -> None:
+    if isinstance(event, ev.ApprovalRemembered):
+        window.settings = engine.settings
+        window.servers_panel.show_policy()
 
 
 def _meter(engine: Engine, window: MainWindow, event: ev.Event) -> None:

@@ -18,7 +18,7 @@ from app.ui.chat_feed import ChatFeed
 from app.ui.chat_pane import ChatPane
 from app.ui.controller import ChatController
 from app.ui.gpu import probe_gpu
-from app.ui.servers_panel import ServerControl, ServersPanel
+from app.ui.servers_panel import ApprovalControl, ServerControl, ServersPanel
 from app.ui.settings_dialog import GpuProbe, SettingsDialog
 from app.ui.status_bar import StatusBar
 from app.ui.trace_view import TraceView
@@ -41,6 +41,7 @@ class MainWindow(QMainWindow):
         *,
         settings: Settings | None = None,
         servers: ServerControl | None = None,
+        approvals: ApprovalControl | None = None,
         servers_config: Callable[[], ServersConfig] = load_config,
         gpu_probe: GpuProbe | None = probe_gpu,
         parent: QWidget | None = None,
@@ -56,7 +57,7 @@ class MainWindow(QMainWindow):
         self.chat = ChatPane(self)
         self.feed = ChatFeed(self.chat)
         self.trace_view = TraceView(self.trace, self)
-        self.servers_panel = ServersPanel(servers, self)
+        self.servers_panel = ServersPanel(servers, self, approvals)
         self.side = QTabWidget(self)
         self.side.addTab(self.trace_view, "Trace")
         self.side.addTab(self.servers_panel, "Servers")

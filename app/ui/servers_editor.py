@@ -1,8 +1,9 @@
 """UI-free helpers for editing server entries as text fields.
 
-The dialog shows arguments as one shell-quoted line and the environment as
-``KEY=VALUE`` lines; these functions convert both ways and validate through
-:mod:`app.mcp.config`, so the window and the file agree on what is valid.
+The dialog shows arguments as one shell-quoted line, the environment as ``KEY=VALUE``
+lines and the roots (folders the server is told about) one per line; these functions
+convert both ways and validate through :mod:`app.mcp.config`, so the window and the
+file agree on what is valid.
 """
 
 from __future__ import annotations
@@ -28,11 +29,15 @@ class EntryFields:
     env: str = ""
     url: str = ""
     enabled: bool = True
+    roots: str = ""
 
     @classmethod
     def from_entry(cls, entry: ServerEntry) -> EntryFields:
         env = "\n".join(f"{key}={value}" for key, value in entry.env.items())
-        return cls(entry.name, entry.command, shlex.join(entry.args), env, entry.url, not entry.disabled)
+        listed = entry.extra.get("roots", [])
+        roots = "\n".join(f for f in listed if isinstance(f, str)) if isinstance(listed, list) else ""
+        args = shlex.join(entry.args)
+        return cls(entry.name, entry.command, args, env, entry.url, not entry.disabled, roots)
 
     def to_entry(self, extra: Mapping[str, Any] | None = None) -> ServerEntry:
         """The validated entry; raises ConfigError with a message for the user."""
@@ -42,6 +47,9 @@ class EntryFields:
         except ValueError as exc:
             raise ConfigError(None, f"arguments: {exc}", server=name) from exc
         body: dict[str, Any] = dict(extra or {})
+        body.pop("roots", None)
+        if roots := [line.strip() for line in self.roots.splitlines() if line.strip()]:
+            body["roots"] = roots  # kept by app.mcp.config as an extra key; read by app.permissions
         if self.url.strip():
             body["url"] = self.url.strip()
         else:

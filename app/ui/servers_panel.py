@@ -1,4 +1,5 @@
-"""The servers panel: each MCP server's state, pid, tools and stderr, with Restart."""
+"""The servers panel: each MCP server's state, pid, tools and stderr, with Restart, and the
+approval policy of the selected tool (saved in the settings at once)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -54,6 +56,17 @@ class ServerControl(Protocol):
     def restart(self, name: str) -> Awaitable[Any]: ...
 
 
+class ApprovalControl(Protocol):
+    """Each tool's remembered approval (``app.permissions.ApprovalEditor``)."""
+
+    def policy_of(self, server: str, tool: str) -> tuple[str | None, str]: ...
+
+    def set_policy(self, server: str, tool: str, policy: Any) -> None: ...
+
+
+POLICIES = ("ask", "conversation", "always", "never")
+
+
 def as_event(snapshot: ServerSnapshot) -> ev.ServerStateChanged:
     return ev.ServerStateChanged(
         server=snapshot.name,
@@ -72,9 +85,18 @@ def describe(state: ev.ServerStateChanged) -> str:
 class ServersPanel(QWidget):
     """Listens to ``ServerStateChanged``; Restart and Refresh log call the supervisor."""
 
-    def __init__(self, control: ServerControl | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        control: ServerControl | None = None,
+        parent: QWidget | None = None,
+        approvals: ApprovalControl | None = None,
+    ) -> None:
         super().__init__(parent)
         self.control = control
+        self.approvals = approvals
+        self.policy = QComboBox(self)
+        self.policy.setObjectName("policy")
+        self.policy.setToolTip("Whether the selected tool runs without asking; saved in the settings.")
         self.states: dict[str, ev.ServerStateChanged] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         self.servers = QListWidget(self)
@@ -91,6 +113,8 @@ class ServersPanel(QWidget):
         self.servers.currentRowChanged.connect(lambda _row: self.refresh_selected())
         self.restart_button.clicked.connect(self.restart_selected)
         self.refresh_button.clicked.connect(self.refresh_selected)
+        self.tools.currentRowChanged.connect(lambda _row: self.show_policy())
+        self.policy.activated.connect(lambda _index: self._policy_chosen())
         for snapshot in control.states() if control is not None else ():
             self.update_state(as_event(snapshot))
         self.refresh_selected()
@@ -107,6 +131,7 @@ class ServersPanel(QWidget):
         column.addLayout(buttons)
         column.addWidget(QLabel("Tools", detail))
         column.addWidget(self.tools, 1)
+        column.addWidget(self.policy)
         column.addWidget(QLabel("stderr", detail))
         column.addWidget(self.log, 2)
         splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -157,8 +182,31 @@ class ServersPanel(QWidget):
         snapshot = self._snapshot(name)
         self.tools.clear()
         self.tools.addItems(sorted(snapshot.tools) if snapshot else [])
+        self.show_policy()
         self.log.setPlainText("\n".join(snapshot.stderr_tail) if snapshot else "")
         self.log.verticalScrollBar().setValue(self.log.verticalScrollBar().maximum())
+
+    def selected_tool(self) -> str | None:
+        item = self.tools.currentItem()
+        return item.text() if item is not None else None
+
+    def show_policy(self) -> None:
+        server, tool = self.selected(), self.selected_tool()
+        self.policy.clear()
+        if self.approvals is None or server is None or tool is None:
+            self.policy.setEnabled(False)
+            return
+        chosen, default = self.approvals.policy_of(server, tool)
+        self.policy.addItem(f"Approval: default ({default})", None)
+        for policy in POLICIES:
+            self.policy.addItem(f"Approval: {policy}", policy)
+        self.policy.setCurrentIndex(max(self.policy.findData(chosen), 0) if chosen else 0)
+        self.policy.setEnabled(True)
+
+    def _policy_chosen(self) -> None:
+        server, tool = self.selected(), self.selected_tool()
+        if self.approvals is not None and server is not None and tool is not None:
+            self.approvals.set_policy(server, tool, self.policy.currentData())
 
     def _snapshot(self, name: str) -> ServerSnapshot | None:
         if self.control is None:

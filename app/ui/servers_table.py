@@ -163,10 +163,13 @@ class EntryDialog(QDialog):
         self._lines["url"].setPlaceholderText("https://… (instead of a command)")
         self._env = QPlainTextEdit(fields.env, self)
         self._env.setPlaceholderText("KEY=VALUE, one per line")
+        self._roots = QPlainTextEdit(fields.roots, self)
+        self._roots.setPlaceholderText("Folders this server may work in, one per line")
         form = QFormLayout(self)
         for key, label in (("name", "Name"), ("command", "Command"), ("args", "Arguments"), ("url", "URL")):
             form.addRow(label, self._lines[key])
         form.addRow("Environment", self._env)
+        form.addRow("Roots", self._roots)
         form.addRow("", self._enabled)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -184,4 +187,5 @@ class EntryDialog(QDialog):
             env=self._env.toPlainText(),
             url=text["url"],
             enabled=self._enabled.isChecked(),
+            roots=self._roots.toPlainText(),
         )

@@ -2,8 +2,9 @@
 
 Each property gets an editor chosen by its schema (an ``enum``: a choice; boolean:
 a switch; integer and number: spin boxes over its bounds; array: a comma-separated
-list; otherwise text), labelled with its title, hinted with its description and put
-on the tab the schema names. A field added to ``Settings`` shows up here by itself.
+list; object: comma-separated ``key=value`` pairs; otherwise text), labelled with its
+title, hinted with its description and put on the tab the schema names. A field added
+to ``Settings`` shows up here by itself.
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ class FieldSpec:
     tab: str
     label: str
     hint: str
-    kind: str  # choice, switch, integer, number, list or text
+    kind: str  # choice, switch, integer, number, list, mapping or text
     low: float = 0
     high: float = UNBOUNDED
     choices: tuple[str, ...] = ()
 
 
-_KINDS = {"boolean": "switch", "integer": "integer", "number": "number", "array": "list"}
+_KINDS = {"boolean": "switch", "integer": "integer", "number": "number", "array": "list", "object": "mapping"}
 
 
 def field_specs() -> list[FieldSpec]:
@@ -114,7 +115,7 @@ def _set_value(editor: QWidget, value: Any) -> None:
     elif isinstance(editor, QSpinBox | QDoubleSpinBox):
         editor.setValue(value)
     elif isinstance(editor, QLineEdit):
-        editor.setText(", ".join(value) if isinstance(value, list) else str(value))
+        editor.setText(_as_text(value))
 
 
 def _get_value(editor: QWidget, spec: FieldSpec) -> Any:
@@ -125,6 +126,17 @@ def _get_value(editor: QWidget, spec: FieldSpec) -> Any:
     if isinstance(editor, QSpinBox | QDoubleSpinBox):
         return editor.value()
     assert isinstance(editor, QLineEdit)
+    parts = [part.strip() for part in editor.text().split(",") if part.strip()]
     if spec.kind == "list":
-        return [part.strip() for part in editor.text().split(",") if part.strip()]
+        return parts
+    if spec.kind == "mapping":  # a part without "=" maps to "", which the settings then refuse by name
+        return {key.strip(): value.strip() for key, _, value in (part.partition("=") for part in parts)}
     return editor.text()
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{key}={item}" for key, item in value.items())
+    return str(value)

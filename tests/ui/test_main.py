@@ -41,7 +41,7 @@ CALCULATOR = {
 def test_a_question_runs_through_the_engine_and_the_real_calculator(qtbot, arun, tmp_path):
     call = ToolCall("c1", "multiply", {"a": 48, "b": 37})
     backend = ScriptedBackend([[ToolCallChunk(call)], ["48 boxes of 37 bolts make **1776** bolts."]])
-    settings = Settings(strict=False)
+    settings = Settings(strict=False, trusted_servers=["calculator"])  # its read-only tools run unasked
     engine = Engine(
         settings, servers_path=servers_file(tmp_path, {"calculator": CALCULATOR}), backend=backend
     )

@@ -15,6 +15,16 @@ def test_an_entry_survives_the_round_trip_through_text_fields():
     assert fields.to_entry() == entry
 
 
+def test_roots_are_edited_one_folder_a_line_and_kept_beside_unknown_keys():
+    entry = ServerEntry("files", command="npx", extra={"roots": ["/tmp/a", "/srv/b"], "timeout": 5})
+    fields = EntryFields.from_entry(entry)
+    assert fields.roots == "/tmp/a\n/srv/b"
+    fields.roots = "/tmp/c\n\n"
+    assert fields.to_entry(dict(entry.extra)).extra == {"roots": ["/tmp/c"], "timeout": 5}
+    fields.roots = ""
+    assert fields.to_entry(dict(entry.extra)).extra == {"timeout": 5}
+
+
 def test_a_url_entry_needs_no_command_and_keeps_unknown_keys():
     fields = EntryFields(name="remote", url="https://example.com/mcp", enabled=False)
     entry = fields.to_entry({"timeout": 5})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -10,12 +11,15 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from app.engine import Engine
 from app.mcp.config import ServerEntry
 from app.mcp.connection import Backoff
 from app.mcp.supervisor import Supervisor
+from app.settings import Settings, load_settings
 from app.ui import theme
 from app.ui.event_bridge import EventBridge
 from app.ui.servers_panel import ServersPanel
+from tests.mcp.helpers import script_entry
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,3 +69,26 @@ def test_a_crashed_server_shows_in_the_servers_panel_and_recovers_on_restart(qtb
     qtbot.waitUntil(lambda: state_of(panel, "calculator") == "ready", timeout=30_000)
     assert panel.states["calculator"].pid not in (None, pid)
     assert panel.servers.currentItem().foreground().color().name() == theme.OK_COLOUR
+
+
+def test_a_tools_approval_is_chosen_in_the_panel_and_saved(qtbot, arun, tmp_path):
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"asking": script_entry("asking", "asking.py").to_json()}}))
+    engine = Engine(Settings(), servers_path=path)
+    arun(engine.start(), timeout=60)
+    try:
+        panel = ServersPanel(engine.supervisor, approvals=engine.approval_editor)
+        qtbot.addWidget(panel)
+        tools = [panel.tools.item(i).text() for i in range(panel.tools.count())]
+        panel.tools.setCurrentRow(tools.index("wipe"))
+        assert panel.policy.currentText() == "Approval: default (ask)"  # destructive
+        panel.policy.setCurrentIndex(panel.policy.findData("always"))
+        panel.policy.activated.emit(panel.policy.currentIndex())
+        assert load_settings()[0].tool_approvals == {"asking.wipe": "always"}
+        wipe = engine.supervisor.resolve("asking.wipe")
+        assert wipe is not None and arun(engine.approvals(wipe, {"what": "x"})) is None  # runs unasked
+        panel.policy.setCurrentIndex(0)
+        panel.policy.activated.emit(0)
+        assert load_settings()[0].tool_approvals == {}
+    finally:
+        arun(engine.aclose(), timeout=30)

@@ -51,6 +51,25 @@ def test_settings_survive_a_save_and_reload(dialog):
     assert again.form.values() == loaded.to_dict()
 
 
+def test_tool_approvals_and_trusted_servers_are_edited_on_the_permissions_tab(dialog):
+    made = dialog(Settings(tool_approvals={"files.wipe": "never"}))
+    editors = made.form.editors
+    assert made.form.specs["tool_approvals"].tab == "Permissions"
+    assert editors["tool_approvals"].text() == "files.wipe=never"
+    editors["tool_approvals"].setText("files.wipe=always, everything.*=conversation")
+    editors["trusted_servers"].setText("everything")
+    save_button(made).click()
+    loaded, _ = load_settings()
+    assert loaded.tool_approvals == {"files.wipe": "always", "everything.*": "conversation"}
+    assert loaded.trusted_servers == ["everything"]
+
+
+def test_an_unknown_approval_policy_is_refused_by_name(dialog):
+    made = dialog()
+    made.form.editors["tool_approvals"].setText("files.wipe=sometimes")
+    assert "tool_approvals" in made.problems_label.text() and not save_button(made).isEnabled()
+
+
 def test_invalid_settings_show_their_problems_and_cannot_be_saved(dialog, tmp_path):
     made = dialog()
     made.form.editors["model_path"].setText(str(tmp_path / "missing.gguf"))
