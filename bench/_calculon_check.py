@@ -55,6 +55,10 @@ def independent_unbacked(answer: str, sources: list[str]) -> list[str]:
     """Digit numbers in ``answer`` that no source holds, exactly or correctly rounded."""
     values = _source_values(sources)
     answer = _NOT_RESULTS.sub(" ", answer)
+    # The calculator's note on a rounded result, copied as it stands in a result, says how the
+    # result was rounded; it claims no number. A note that no result holds is still checked.
+    copied = {note for source in sources for note in _CALC_NOTE.findall(source)}
+    answer = _CALC_NOTE.sub(lambda m: " " if m.group() in copied else m.group(), answer)
     return [text for text, value, percent in _numbers(answer) if not _backed(value, percent, values)]
 
 

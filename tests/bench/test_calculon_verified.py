@@ -30,6 +30,12 @@ def test_the_independent_check_catches_made_up_numbers_and_accepts_correct_round
     assert check.independent_unbacked("1. Step 2: the 3rd try gives 7.", ["Go"]) == ["7"]
 
 
+def test_the_calculators_rounding_note_is_exempt_only_as_a_result_holds_it():
+    sources = ["Divide 1 by 3.", "1/3 ≈ 0.3333333333333333333333333333 (rounded to 28 significant digits)"]
+    assert check.independent_unbacked("1/3 ≈ 0.3333 (rounded to 28 significant digits)", sources) == []
+    assert check.independent_unbacked("1/3 ≈ 0.3333 (rounded to 29 significant digits)", sources) == ["29"]
+
+
 def test_a_result_counts_only_when_stated_beyond_the_question_s_own_numbers():
     assert check.states_result("1000 / 7 is 142.8571.", Fraction(1000, 7), "What is 1000 divided by 7?")
     assert not check.states_result("It is 142.8572.", Fraction(1000, 7), "What is 1000 divided by 7?")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -11,6 +12,7 @@ from app.core.messages import Message, ToolCall
 from app.core.provenance import CalculonVerifier
 from app.llm.local import LocalBackend, LocalOptions
 from app.llm.local.backed import backed_forms
+from app.llm.local.decoder import DecodeResult
 from app.llm.local.schema_grammar import build_step_grammar
 from tests.llm.local_fixtures import calculator_tools, step_done
 
@@ -74,16 +76,19 @@ async def test_an_answer_that_goes_round_in_a_loop_is_cut_off_before_the_cap(smo
     assert done.tokens < 96 and any("went round in a loop" in n for n in done.notices), (done, chunks)
 
 
-async def test_the_prompts_fixed_opening_is_read_before_the_first_question():
+def test_the_prompts_fixed_opening_is_read_before_the_first_question():
+    question, tools = "What is 12 times 7?", calculator_tools()
+    request = ModelRequest("You are Calculon.", (Message("user", question),), tools, (question,))
     backend = LocalBackend(LocalOptions(builtin_model="smollm2-135m-instruct", n_ctx=4096, max_tokens=24))
-    try:
-        await backend.prefill("You are Calculon.")
-        question = "What is 12 times 7?"
-        request = ModelRequest(
-            "You are Calculon.", (Message("user", question),), calculator_tools(), (question,)
-        )
-        await collect(backend, request)
-        step = backend.last_step
-        assert step is not None and step.reused_tokens > 0.8 * (step.prompt_tokens - 200), step
-    finally:
-        await backend.aclose()
+
+    async def prefill_then_ask() -> DecodeResult | None:
+        try:
+            await backend.prefill("You are Calculon.")
+            await collect(backend, request)
+            return backend.last_step
+        finally:
+            await backend.aclose()
+
+    step = asyncio.run(prefill_then_ask())
+    # all but the tool list and the question (a few hundred tokens) came from the cache
+    assert step is not None and step.prompt_tokens - step.reused_tokens < 400, step

@@ -133,6 +133,7 @@ def value_rules(ops: Operands) -> list[str]:
     rules = [f"calculon-o{i} ::= {_alternatives(forms)}" for i, forms in enumerate(ops.slots)]
     # after a number in a text field, its unit: no digit, and not a decimal point that goes on
     rules.append('calculon-unit ::= " "? [^"\\\\0-9.,\\x00-\\x1f ] [^"\\\\0-9\\x00-\\x1f]*')
+    rules.append('calculon-words ::= [^"\\\\0-9\\x00-\\x1f]*')
     if ops.constants:
         rules.append(f"calculon-c ::= {_alternatives(ops.constants)}")
     return rules
@@ -315,8 +316,10 @@ def _object(
     parts = []
     for i, (field, kind) in enumerate(fields):
         key = f'{json.dumps(json.dumps(field))} space ":" space'
-        if i not in picks or (kind == "text" and picks[i] is None):
+        if i not in picks:
             parts.append(kv_rules[field])
+        elif kind == "text" and picks[i] is None:  # no digits: an operand goes only where it is picked
+            parts.append(f'{key} "\\"" calculon-words "\\"" space')
         elif kind == "text":
             parts.append(f'{key} "\\"" calculon-o{picks[i]} calculon-unit "\\"" space')
         else:
