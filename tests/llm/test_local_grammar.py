@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -240,3 +241,12 @@ def test_the_operands_come_from_the_users_words_never_from_the_apps_reask() -> N
     )
     again = ModelRequest("", (*asked.messages, *reask), calculator_tools(), backed=(question,))
     assert operands_for(again, backed_forms([question]), every=True) is None
+
+
+def test_a_call_written_where_none_may_be_made_ends_the_reply() -> None:
+    seen: list[object] = []
+    answer_only = build_step_grammar((), forced=False, thinks=False)
+    setup = PhaseSetup(dataclasses.replace(answer_only, allows_calls=False), stops_for(ChatMLFormat()), False)
+    phases = Phases(setup, seen.append, lambda text: _NoGrammar())  # type: ignore[arg-type,return-value]
+    assert [phases.feed(p) for p in ("38 - 9 = 38. Call it: ", "<tool_call>")] == [False, True]
+    assert "".join(c.text for c in seen).strip() == "38 - 9 = 38. Call it:"  # type: ignore[attr-defined]

@@ -77,6 +77,7 @@ def test_a_bracket_the_user_wrote_around_numbers_is_kept(smol):
     assert accepts(smol, grammar, call("evaluate", expression="9 * (20 + 80)"))
     assert not accepts(smol, grammar, call("evaluate", expression="80 + 20 * 9"))
     assert not accepts(smol, grammar, call("evaluate", expression="80 + (20 * 9)"))
+    assert not accepts(smol, grammar, call("evaluate", expression="9 * (80 + 20)%"))
 
 
 def test_one_number_and_nothing_else_steers_the_call_away_from_arithmetic(smol):

@@ -187,7 +187,8 @@ class ExpressionRules:
                     changed = True
 
     def _term_alternatives(self, u: Counts, v: Counts) -> list[str]:
-        alts = [f'{a} "%"?' for a in self._atoms(u, v)]
+        # a percent sign follows a number, never a bracket: "(80 + 20)%" is not what was asked
+        alts = [f'{a} "%"?' if a.startswith("calculon-") else a for a in self._atoms(u, v)]
         if self._e.get((u, v)):
             alts.append(f'"(" {self._e_name(u, v)} ")"')
         return alts

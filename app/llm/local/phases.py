@@ -108,7 +108,7 @@ class Phases:
     def _answer_text(self, text: str) -> bool:
         shown, marker, after = self._answer.feed(text)
         self._show(shown)
-        if marker == CALL_OPEN and self.setup.grammar is not None:
+        if marker == CALL_OPEN and self.setup.grammar is not None and self.setup.grammar.allows_calls:
             self.kind = "call"
             # a grammar starts clean: only when nothing has slipped past the marker unconstrained
             self._set_grammar(self.setup.grammar.body if not after else None)

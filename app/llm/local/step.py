@@ -27,7 +27,7 @@ from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCa
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.backed import BackedForms, backed_forms
 from app.llm.local.calls import parse_call
-from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
+from app.llm.local.conversation import CALL_OPEN, RESULT_OPEN, build_turns, flatten, message_groups
 from app.llm.local.decoder import Decoder, DecodeResult
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
@@ -212,8 +212,9 @@ def operands_for(request: ModelRequest, forms: BackedForms | None, *, every: boo
 
 
 def stops_for(chat_format: ChatFormat) -> tuple[str, ...]:
-    """What ends a reply: the format's end of turn, and the start of a made-up tool result."""
-    return (*chat_format.stop, RESULT_OPEN)
+    """What ends a reply: the format's end of turn, the start of a made-up tool result, and a
+    call written where none may be made (where one may, the call marker is seen first)."""
+    return (*chat_format.stop, RESULT_OPEN, CALL_OPEN)
 
 
 def _never(_grammar: str) -> bool:
