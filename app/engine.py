@@ -236,7 +236,19 @@ class Engine:
         backend = await self._ready_to_ask()
         session = self._session or self._new_session(backend)
         session.backend = backend
-        return await session.run_turn(text)
+        asked: list[ev.Event] = []  # the user's questions and answers belong to the turn's record
+
+        def keep(event: ev.Event) -> None:
+            if isinstance(event, ev.UserAsked | ev.UserAnswered):
+                asked.append(event)
+
+        self.subscribe(keep)
+        try:
+            outcome = await session.run_turn(text)
+        finally:
+            self.unsubscribe(keep)
+        outcome.events = sorted([*outcome.events, *asked], key=lambda e: e.ts)
+        return outcome
 
     async def _ready_to_ask(self) -> Backend:
         if self._started:

@@ -4,6 +4,7 @@ sampling through the engine's own backend, all of it in the trace."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -43,6 +44,13 @@ def calls(*names_and_args: tuple[str, dict]) -> list[list]:
 
 
 async def run(servers_file, steps, user, settings: Settings | None = None) -> tuple[Engine, list, EventLog]:
+    engine, outcome, log = await run_turn(servers_file, steps, user, settings)
+    return engine, outcome.tool_calls, log
+
+
+async def run_turn(
+    servers_file, steps, user, settings: Settings | None = None
+) -> tuple[Engine, Any, EventLog]:
     log = EventLog()
     engine = Engine(
         settings or Settings(), servers_path=servers_file, backend=ScriptedBackend(steps), sink=log, user=user
@@ -51,7 +59,7 @@ async def run(servers_file, steps, user, settings: Settings | None = None) -> tu
         outcome = await engine.ask("go")
     finally:
         await engine.aclose()
-    return engine, outcome.tool_calls, log
+    return engine, outcome, log
 
 
 async def test_always_allow_is_saved_and_holds_after_a_restart(servers_file):
@@ -70,10 +78,13 @@ async def test_a_destructive_tool_stops_the_turn_and_asks_even_when_its_server_i
 ):
     user = ScriptedUser([ApprovalAnswer("decline")])
     settings = Settings(tool_approvals={"asking.*": "always"}, trusted_servers=["asking"])
-    _, records, _ = await run(
+    _, outcome, _ = await run_turn(
         servers_file, calls(("peek", {"what": "x"}), ("wipe", {"what": "x"})), user, settings
     )
+    records = outcome.tool_calls
     assert [r.is_error for r in records] == [False, True]
+    kinds = [e["kind"] for e in outcome.to_dict()["events"]]  # what `ask --json` prints
+    assert kinds.index("user_asked") < kinds.index("user_answered")
     (asked,) = user.asked
     assert isinstance(asked, ApprovalRequest) and asked.tool == "wipe" and asked.arguments == {"what": "x"}
     assert "declined" in records[1].result
