@@ -119,10 +119,13 @@ def test_a_later_call_may_leave_operands_out_but_not_repeat_them(smol):
 def test_an_answer_after_a_result_must_state_it(smol):
     question, result = "What is 38 minus 9 times 9?", "-43"
     forms = backed_forms([question, result])
-    grammar = answer_only(forms, backed_forms([result]).text).decide
+    grammar = answer_only(forms, backed_forms([result], parts=False).text).decide
     assert accepts(smol, grammar, "38 - 9 × 9 = -43.")
     assert accepts(smol, grammar, "-43")
     assert not accepts(smol, grammar, "38 - 9 = 38.")
+    assert not accepts(
+        smol, grammar, "38 - 9 × 9 = -43, not 38 - 9."
+    )  # it ends with the result's sentence
 
 
 def test_an_answer_may_copy_the_calculators_rounding_note_as_written(smol):
@@ -131,6 +134,7 @@ def test_an_answer_may_copy_the_calculators_rounding_note_as_written(smol):
         "1/3 ≈ 0.3333333333333333333333333333 (rounded to 28 significant digits)",
     )
     forms = backed_forms([question, result])
-    grammar = answer_only(forms, backed_forms([result]).text).decide
+    grammar = answer_only(forms, backed_forms([result], parts=False).text).decide
     assert accepts(smol, grammar, "1/3 ≈ 0.333 (rounded to 28 significant digits)")
+    assert accepts(smol, grammar, "1 ÷ 3 ≈ 0.3333333333333333333333333333")
     assert not accepts(smol, grammar, "1/3 ≈ 0.333 (rounded to 29 significant digits)")

@@ -49,7 +49,9 @@ class BackedForms:
     notes: frozenset[str] = frozenset()  # the calculator's "(rounded to 28 significant digits)", as written
 
 
-def backed_forms(texts: Iterable[str]) -> BackedForms:
+def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
+    """Every backed form of the numbers in ``texts``; without ``parts``, a written expression
+    (``1/3``) offers only its value, not its operands (for a result that must be stated)."""
     written: set[str] = set()
     values: set[Fraction] = set()
     notes: set[str] = set()
@@ -60,7 +62,7 @@ def backed_forms(texts: Iterable[str]) -> BackedForms:
         for mention in find_numbers(_ROUNDING_NOTE.sub(" ", source)):
             if _PLAIN_NUMBER.fullmatch(mention.text) and len(mention.text) <= MAX_DIGITS:
                 written.add(mention.text)
-            values.update(mention.values())
+            values.update(mention.values() if parts else (r.value for r in mention.readings))
     # Arguments take exact values only: a rounded input is a different calculation.
     exact = {f for v in values for f in exact_forms(v)} | {w.replace(",", "") for w in written}
     rounded = {f for v in values for f in rounded_forms(v)}
@@ -124,13 +126,21 @@ def text_rules(forms: BackedForms) -> list[str]:
     ]
 
 
-def result_rules(result: Iterable[str]) -> list[str]:
-    """``calculon-ranswer``: a backed answer that states the tool's result (one of its forms)
-    somewhere: a small model otherwise writes "38 - 9 = 38." beside the right result."""
+def result_rules(result: Iterable[str], forms: BackedForms) -> list[str]:
+    """``calculon-ranswer``: a backed answer that states the tool's result (one of its forms) and
+    ends with that sentence: a small model otherwise writes "38 - 9 = 38." beside the right
+    result, or runs on ("848 - 24 = 848 + 24 = ..."). Before the result, other backed numbers;
+    after it, words only (and the calculator's rounding note), to the end of the line."""
+    result = set(result)
+    note = f" | {_alternatives(forms.notes)}" if forms.notes else ""
     return [
         f"calculon-rnum ::= {_alternatives(result)}",
-        "calculon-ranswer ::= calculon-rhead? calculon-rnum (calculon-bafter calculon-btext | [.,]?)",
-        "calculon-rhead ::= ([^<0-9\\x00] | calculon-num calculon-bafter) calculon-bseg*",
+        f"calculon-hnum ::= {_alternatives(forms.text - result)}",
+        "calculon-ranswer ::= calculon-rhead? calculon-rnum calculon-rtail",
+        "calculon-rhead ::= ([^<0-9\\x00] | calculon-hnum calculon-bafter) calculon-hseg*",
+        f"calculon-hseg ::= [^0-9\\x00] | calculon-hnum calculon-bafter{note}",
+        "calculon-rtail ::= [.,]? | [.,]? [^0-9.,<\\n\\x00] calculon-rrest",
+        f"calculon-rrest ::= ([^0-9<\\n\\x00]{note})*",
     ]
 
 

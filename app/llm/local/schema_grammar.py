@@ -82,7 +82,7 @@ def answer_only(forms: BackedForms | None, result: frozenset[str] = frozenset())
         return ANSWER_ONLY
     rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
     if result:
-        rules = ["root ::= calculon-ranswer", *rules[1:], *backed.result_rules(result)]
+        rules = ["root ::= calculon-ranswer", *rules[1:], *backed.result_rules(result, forms)]
     return StepGrammar("\n".join(rules), "", allows_calls=False, keeps_answer=True)
 
 

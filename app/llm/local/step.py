@@ -238,7 +238,7 @@ def last_result_forms(messages: Sequence[Message]) -> frozenset[str]:
     results = [m for m in _this_turn(messages) if m.role == "tool"]
     if not results or results[-1].is_error:
         return frozenset()
-    return backed_forms([results[-1].text]).text
+    return backed_forms([results[-1].text], parts=False).text
 
 
 def _this_turn(messages: Sequence[Message]) -> Sequence[Message]:
