@@ -100,7 +100,8 @@ def runner_forms(request: ModelRequest) -> Any:
 
 
 def measure(count: int) -> dict[str, list[dict[str, float]]]:
-    questions = [q.text for q in all_questions() if q.category in ("one_op", "pemdas")][:count]
+    one_op, pemdas = ([q.text for q in all_questions() if q.category == c] for c in ("one_op", "pemdas"))
+    questions = [q for pair in zip(one_op, pemdas, strict=False) for q in pair][:count]  # alternating
     tools = calculator_tools()
     backend = LocalBackend(LocalOptions(n_ctx=2048, max_tokens=96))
     asyncio.run(backend.load())
@@ -136,7 +137,8 @@ def report(rows: dict[str, list[dict[str, float]]]) -> str:
         [
             f"Command: `python -m bench grammar_cost --questions {n}`. Machine: 2 CPUs, load average "
             f"{load_average()} at the end. Model: the built-in default; the calculator's 8 tools; "
-            f"{n} questions (one operation and PEMDAS), the call step of each, the three grammars in turns.",
+            f"{n} questions (one operation and PEMDAS, alternating), the call step of each, "
+            "the three grammars in turns.",
             "",
             *lines,
             "",

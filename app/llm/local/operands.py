@@ -48,6 +48,7 @@ _WORD_NUMBERS = {  # everyday words that stand for a number in a calculation
     "quarter": "4",
 }
 _WORD = re.compile(r"[a-z]+")
+_AVERAGE_OF = re.compile(r"\b(?:average|mean) of\b", re.IGNORECASE)
 _GROUP = re.compile(r"\((?=[^()]*[0-9][^()]*[-+*/×÷^][^()]*[0-9])[-+*/×÷^0-9.,%\s]+\)")
 Counts = tuple[int, ...]
 
@@ -120,8 +121,10 @@ def _word_numbers(text: str, numbers: int) -> list[str]:
         for word, after in zip(words, [*words[1:], ""], strict=True)
         if word in _WORD_NUMBERS and after != "root"  # a square root is a tool of its own
     ]
-    if {"average", "mean"} & set(words) and numbers > 1:
-        found.append(str(numbers))  # the average of three numbers divides by three
+    if _AVERAGE_OF.search(text) and numbers > 1:
+        found.append(
+            str(numbers)
+        )  # the average of three numbers divides by three; an "average speed" does not
     return found
 
 
