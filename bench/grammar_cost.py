@@ -27,12 +27,12 @@ import statistics
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from contextlib import contextmanager, nullcontext
 
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions, step
+from app.llm.local.backed import backed_forms
 from bench import _stats
 from bench._calculon_questions import all_questions
 from bench._doc import load_average, write_section
@@ -67,9 +67,9 @@ def run_one(
     runner = backend._runner
     assert runner is not None
     started_cpu = time.process_time()
-    with without_operands() if variant == "backed" else _nothing():
+    with without_operands() if variant == "backed" else nullcontext():
         built = time.perf_counter()
-        runner._grammar(request, runner_forms(request), [])
+        runner._grammar(request, backed_forms(backed) if backed is not None else None, [])
         build_s = time.perf_counter() - built
 
         async def consume() -> None:
@@ -86,17 +86,6 @@ def run_one(
         "build_ms": build_s * 1000,
         "tokens": float(result.tokens),
     }
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
-
-
-def runner_forms(request: ModelRequest) -> Any:
-    from app.llm.local.backed import backed_forms
-
-    return backed_forms(request.backed) if request.backed is not None else None
 
 
 def measure(count: int) -> dict[str, list[dict[str, float]]]:

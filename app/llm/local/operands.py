@@ -64,10 +64,6 @@ class Operands:
     every: bool
     groups: tuple[Counts, ...] = ()  # operands the user bracketed together, one count vector each
 
-    @property
-    def none_left(self) -> Counts:
-        return tuple(0 for _ in self.counts)
-
 
 def operands(user_text: str, free: Iterable[str], *, every: bool) -> Operands | None:
     """The operands of ``user_text``; None when there are too many for the grammar."""
@@ -85,9 +81,7 @@ def operands(user_text: str, free: Iterable[str], *, every: bool) -> Operands | 
         return None
     constants |= {f for forms in slots if forms not in kept for f in forms}
     order = list(kept)
-    groups = tuple(
-        g for g in (_group(user_text, span, mentions, order) for span in _brackets(user_text)) if g
-    )
+    groups = tuple(g for g in (_group(span, mentions, order) for span in _brackets(user_text)) if g)
     return Operands(tuple(kept), tuple(kept.values()), frozenset(constants), every, groups)
 
 
@@ -101,7 +95,7 @@ def _brackets(text: str) -> list[tuple[int, int]]:
 
 
 def _group(
-    text: str, span: tuple[int, int], mentions: Sequence[Mention], order: Sequence[frozenset[str]]
+    span: tuple[int, int], mentions: Sequence[Mention], order: Sequence[frozenset[str]]
 ) -> Counts | None:
     inside = [m for m in mentions if span[0] < m.start and m.end < span[1]]
     counts = [0] * len(order)
@@ -122,9 +116,8 @@ def _word_numbers(text: str, numbers: int) -> list[str]:
         if word in _WORD_NUMBERS and after != "root"  # a square root is a tool of its own
     ]
     if _AVERAGE_OF.search(text) and numbers > 1:
-        found.append(
-            str(numbers)
-        )  # the average of three numbers divides by three; an "average speed" does not
+        # the average of three numbers divides by three; an "average speed" does not
+        found.append(str(numbers))
     return found
 
 
@@ -151,29 +144,30 @@ def _below(left: Counts) -> Iterable[Counts]:
     return itertools.product(*(range(n, -1, -1) for n in left))
 
 
-class ExpressionRules:
-    """An arithmetic string whose operands are the user's numbers, used as ``Operands`` says."""
+_PERCENT = ' "%"?'  # a percent sign follows a number, never a bracket: "(80 + 20)%" is not what was asked
 
-    def __init__(self, name: str, ops: Operands, atoms: Sequence[str] | None = None):
-        self.name, self.ops = name, ops
-        # the rule that writes each operand: a number, or a bracketed group of the user's
-        self.atoms = (
-            tuple(atoms) if atoms is not None else tuple(f"calculon-o{i}" for i in range(len(ops.counts)))
-        )
+
+class ExpressionRules:
+    """An arithmetic expression that uses operand i exactly ``counts[i]`` times (with ``every``;
+    at most, without), and free numbers (``calculon-c``) as often as it likes when ``free``.
+    ``atoms[i]`` is the grammar text that writes operand i: a number, or a bracketed group."""
+
+    def __init__(self, name: str, counts: Counts, atoms: Sequence[str], *, free: bool, every: bool):
+        self.name, self.counts, self.atoms, self.free, self.every = name, counts, tuple(atoms), free, every
         self._t: dict[tuple[Counts, Counts], list[str]] = {}
         self._e: dict[tuple[Counts, Counts], list[str]] = {}
         self._solve()
 
     def _atoms(self, left: Counts, after: Counts) -> list[str]:
         if left == after:
-            return ["calculon-c"] if self.ops.constants else []
+            return [f"calculon-c{_PERCENT}"] if self.free else []
         used = [a - b for a, b in zip(left, after, strict=True)]
         if sorted(used)[-1] == 1 and sum(used) == 1:
             return [self.atoms[used.index(1)]]
         return []
 
     def _pairs(self) -> list[tuple[Counts, Counts]]:
-        return [(u, v) for u in _below(self.ops.counts) for v in _below(u)]
+        return [(u, v) for u in _below(self.counts) for v in _below(u)]
 
     def _solve(self) -> None:
         """Alternatives of every nonterminal that can produce something: a fixpoint, since a
@@ -190,8 +184,7 @@ class ExpressionRules:
                     changed = True
 
     def _term_alternatives(self, u: Counts, v: Counts) -> list[str]:
-        # a percent sign follows a number, never a bracket: "(80 + 20)%" is not what was asked
-        alts = [f'{a} "%"?' if a.startswith("calculon-") else a for a in self._atoms(u, v)]
+        alts = self._atoms(u, v)
         if self._e.get((u, v)):
             alts.append(f'"(" {self._e_name(u, v)} ")"')
         return alts
@@ -211,10 +204,8 @@ class ExpressionRules:
 
     def top(self) -> list[str]:
         """At least one operator: a lone number is no calculation."""
-        start, ends = (
-            self.ops.counts,
-            [self.ops.none_left] if self.ops.every else list(_below(self.ops.counts)),
-        )
+        start = self.counts
+        ends = [tuple(0 for _ in start)] if self.every else list(_below(start))
         return [
             f"{self._t_name(start, w)} {self.name}-op {self._e_name(w, end)}"
             for w in _below(start)
@@ -240,23 +231,22 @@ def expression_lines(name: str, ops: Operands) -> list[str] | None:
     numbers ("(80 + 20) * 9") is kept: those numbers may only be used inside one bracket."""
     inner: list[str] = []
     left = list(ops.counts)
-    atoms = [f"calculon-o{i}" for i in range(len(left))]
+    free = bool(ops.constants)
+    atoms = [f"calculon-o{i}{_PERCENT}" for i in range(len(left))]
     for k, group in enumerate(ops.groups):
         group_name = f"{name}-g{k}"
         members = [i for i, n in enumerate(group) if n]
+        counts = tuple(group[i] for i in members)
         rules = ExpressionRules(
-            f"{group_name}x",
-            Operands(
-                tuple(ops.slots[i] for i in members), tuple(group[i] for i in members), ops.constants, True
-            ),
-            [atoms[i] for i in members],
+            f"{group_name}x", counts, [atoms[i] for i in members], free=free, every=True
         ).body()
         if rules is None:
             return None
         inner += [f'{group_name} ::= "(" " "? {group_name}x-top " "? ")"', *rules]
         left = [a - b for a, b in zip(left, group, strict=True)]
-    outer = Operands(ops.slots, (*left, *(1 for _ in ops.groups)), ops.constants, ops.every)
-    body = ExpressionRules(name, outer, [*atoms, *(f"{name}-g{k}" for k in range(len(ops.groups)))]).body()
+    groups = [f"{name}-g{k}" for k in range(len(ops.groups))]
+    outer = (*left, *(1 for _ in groups))
+    body = ExpressionRules(name, outer, [*atoms, *groups], free=free, every=ops.every).body()
     if body is None:
         return None
     return [f'{name} ::= "\\"" {name}-top "\\"" space', *body, *inner]
