@@ -19,6 +19,7 @@ fresh conversation. Per model and category it reports:
 
     python -m bench calculon_verified [--model ID ...|all] [--limit N] [--category C ...]
                                       [--backend local|scripted] [--no-write] [--json FILE]
+                                      [--misses-of FILE] [--set main|heldout]
 
 ``--backend scripted`` replays the right call and a right or made-up answer, to
 test the harness itself; only full ``local`` runs write docs/benchmarks.md.
@@ -40,6 +41,7 @@ from typing import Any
 
 from bench import _doc
 from bench._calculon_check import independent_unbacked, says_impossible, states_result
+from bench._calculon_heldout import heldout_questions
 from bench._calculon_questions import CATEGORIES, Question, all_questions
 
 HEADING = "## Calculon mode"
@@ -239,11 +241,18 @@ def main() -> int:
     parser.add_argument("--category", action="append", choices=CATEGORIES)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--json", type=Path, help="also write every run to this file")
+    parser.add_argument(
+        "--set", choices=("main", "heldout"), default="main", help="heldout: phrasings not used in tuning"
+    )
+    parser.add_argument("--misses-of", type=Path, help="only the questions a saved --json run missed")
     args = parser.parse_args(sys.argv[1:])
     from app.llm.local.catalog import DEFAULT_MODEL_ID, builtin_model_ids
 
     models = builtin_model_ids() if args.model == ["all"] else (args.model or [DEFAULT_MODEL_ID])
-    questions = select(all_questions(), args.category, args.limit)
+    pool = heldout_questions() if args.set == "heldout" else all_questions()
+    questions = select(pool, args.category, args.limit)
+    if args.misses_of:
+        questions = [q for q in questions if q.text in missed(args.misses_of)]
     results = []
     for model in models:
         backend = None
@@ -258,10 +267,16 @@ def main() -> int:
     if args.json:
         dump = {label: [dataclasses.asdict(r) for r in runs] for label, runs in results}
         args.json.write_text(json.dumps(dump, indent=1, ensure_ascii=False))
-    full = not (args.limit or args.category)
+    full = not (args.limit or args.category or args.misses_of or args.set != "main")
     if args.backend == "local" and full and not args.no_write:
         _doc.write_section(HEADING, text)
     return 1 if any(figures(runs)["leaked"] for _, runs in results) else 0
+
+
+def missed(saved: Path) -> set[str]:
+    """The questions a saved run (``--json``) did not answer correctly and verified."""
+    runs = [r for model in json.loads(saved.read_text()).values() for r in model]
+    return {r["question"] for r in runs if not (r["correct"] and r["verified"])}
 
 
 def select(questions: list[Question], categories: list[str] | None, limit: int) -> list[Question]:

@@ -99,7 +99,7 @@ def evaluate(expression: Expression) -> NumberResult:
     """Evaluate a whole arithmetic expression exactly. Supports + - * /, ^ or ** for whole-number
     powers, % (right after a number it is percent: 20% * 150 = 30; between two numbers, as in mod),
     negative numbers and parentheses. Use this for calculations with several steps, averages and
-    percentages (15% of 80 is 15% * 80)."""
+    percentages (15% of 80 is 15% * 80; 80 - 15% takes 15% of 80 off, as on a pocket calculator)."""
     return compute(lambda: exact.describe(evaluate_expression(expression)))
 
 

@@ -11,6 +11,9 @@ minus binds looser than a power, so ``-2^2`` is ``-4``)::
 
 A ``%`` right after a number and before an operator, a ``)`` or the end is a
 percent (``20% * 150`` is 30); before an operand it is the remainder (``17 % 5``).
+A percent added to or taken from an amount is a share of that amount, as on a
+pocket calculator and in everyday speech: ``40 - 50%`` is 20 (a price 50% off),
+``200 + 10%`` is 220.
 
 Nothing is ever handed to ``eval``: the text is tokenised here and each step is
 computed with the bounded operations in :mod:`app.servers.arith`. Errors say
@@ -112,7 +115,10 @@ class _Parser:
         value = operand()
         while self._peek().kind == "op" and self._peek().text in operators:
             token = self._take()
+            start = self._index
             right = operand()
+            if token.text in "+-" and self._bare_percent(start):
+                right = _at(token, lambda a, b: a * b, value, right)  # "40 - 50%": 50% of 40
             self._budget.charge(value, right)
             value = _at(token, _BINARY[token.text], value, right)
         return value
@@ -140,6 +146,11 @@ class _Parser:
         value = _at(token, lambda a, b: int_power(a, int(b)), base, exponent)
         self._budget.charge(base, exponent, result_digits=digits_of(value))
         return value
+
+    def _bare_percent(self, start: int) -> bool:
+        """Whether the operand read from token ``start`` on was one percentage and nothing else."""
+        first, second = self._tokens[start], self._tokens[start + 1]
+        return self._index - start == 2 and first.kind == "number" and second.text == "%"
 
     def _percent_sign(self) -> bool:
         """A "%" straight after a number with no operand after it is a percent ("20% * 150"),

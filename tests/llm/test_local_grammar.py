@@ -176,6 +176,14 @@ def test_a_loop_is_seen_after_three_rounds_of_enough_tokens() -> None:
     assert not guard.looping(list(range(40)))  # counting up is no loop
 
 
+def test_in_an_answer_a_long_run_of_digits_is_a_number_not_a_loop() -> None:
+    guard = RepeatGuard()
+    six, dot, equals = 6, 10, 11  # token ids: only 6 is a digit
+    copied = [2, 3, dot, *([six] * 26)]  # 23.66666666666666666666666666
+    assert guard.looping(copied) and not guard.looping(copied, lambda t: t == six)
+    assert guard.looping([equals, 2, 3] * 6, lambda t: t == six)  # "= 23 = 23 = 23 ..." still loops
+
+
 class _NoGrammar:
     """Stands in for a compiled grammar: phases only open and close it."""
 

@@ -37,7 +37,7 @@ def call_grammar(question: str, *, every: bool = True, earlier: Sequence[str] = 
     return compose(tool_rules(tools()), forced=True, thinks=False, forms=forms, ops=ops).decide
 
 
-def accepts(backend: LocalBackend, grammar: str, text: str) -> bool:
+def accepts(backend: LocalBackend, grammar: str, text: str, *, prefix: bool = False) -> bool:
     runner = backend._runner
     assert runner is not None
     sampler = runner.decoder.picker.grammar(grammar)
@@ -46,7 +46,7 @@ def accepts(backend: LocalBackend, grammar: str, text: str) -> bool:
             if not sampler.allows(token):
                 return False
             sampler.accept(token)
-        return sampler.allows(runner.model.token_eos())
+        return prefix or sampler.allows(runner.model.token_eos())
     finally:
         sampler.close()
 
@@ -56,13 +56,54 @@ def call(name: str, **arguments: object) -> str:
 
 
 def test_a_call_uses_each_of_the_users_numbers_exactly_once(smol):
-    grammar = call_grammar("What is 12 times 7?")
+    grammar = call_grammar("What is 12 and 7 together?")
     assert accepts(smol, grammar, call("evaluate", expression="12 * 7"))
-    assert accepts(smol, grammar, call("evaluate", expression="7 * 12"))
     assert accepts(smol, grammar, call("multiply", a=12, b=7))
     assert not accepts(smol, grammar, call("evaluate", expression="12 * 12"))
     assert not accepts(smol, grammar, call("evaluate", expression="12 * 7 * 7"))
     assert not accepts(smol, grammar, call("multiply", a=7, b=7))
+
+
+def test_the_numbers_go_in_the_order_written_with_the_operator_the_words_name(smol):
+    grammar = call_grammar("What is 12 times 7?")
+    assert accepts(smol, grammar, call("evaluate", expression="12 * 7"))
+    assert not accepts(smol, grammar, call("evaluate", expression="7 * 12"))
+    assert not accepts(smol, grammar, call("evaluate", expression="12 + 7"))
+    mixed = call_grammar("What is 38 minus 9 times 9?")
+    assert accepts(smol, mixed, call("evaluate", expression="38 - 9 * 9"))
+    assert accepts(smol, mixed, call("evaluate", expression="38 - (9 * 9)"))
+    assert not accepts(smol, mixed, call("evaluate", expression="38 - 9 + 9"))
+
+
+def test_english_that_turns_the_numbers_round_is_followed(smol):
+    less = call_grammar("What is 40 less than 110?")
+    assert accepts(smol, less, call("evaluate", expression="110 - 40"))
+    assert not accepts(smol, less, call("evaluate", expression="40 - 110"))
+    taken = call_grammar("Subtract 999 from 12345.")
+    assert accepts(smol, taken, call("evaluate", expression="12345 - 999"))
+    assert not accepts(smol, taken, call("subtract", a=999, b=12345))
+    half = call_grammar("What is half of 30?")
+    assert accepts(smol, half, call("evaluate", expression="30 / 2"))
+    assert not accepts(smol, half, call("evaluate", expression="2 / 30"))
+
+
+def test_a_word_problem_takes_the_one_operation_its_words_name(smol):
+    shared = call_grammar("273 apples are shared equally among 6 children. How many does each child get?")
+    assert accepts(smol, shared, call("evaluate", expression="273 / 6"))
+    assert not accepts(smol, shared, call("evaluate", expression="273 * 6"))
+    spent = call_grammar("I had $346 and spent $10. How much is left?")
+    assert accepts(smol, spent, call("evaluate", expression="346 - 10"))
+    assert not accepts(smol, spent, call("evaluate", expression="346 + 10"))
+    silent = call_grammar("Tickets cost $5 each. How much do 3 tickets cost?")
+    assert accepts(smol, silent, call("evaluate", expression="5 * 3"))
+    assert accepts(smol, silent, call("multiply", a=5, b=3))
+
+
+def test_where_the_words_name_every_operator_a_named_operation_tool_is_left_out(smol):
+    big = call_grammar("What is 9426773649463482887834 minus 241255886323749462657?")
+    assert accepts(smol, big, call("evaluate", expression="9426773649463482887834 - 241255886323749462657"))
+    assert not accepts(smol, big, call("divide", a=9426773649463482887834, b=241255886323749462657))
+    assert not accepts(smol, big, call("subtract", a=9426773649463482887834, b=241255886323749462657))
 
 
 def test_no_operand_may_be_dropped_from_a_bracketed_expression(smol):
@@ -74,8 +115,9 @@ def test_no_operand_may_be_dropped_from_a_bracketed_expression(smol):
 
 def test_a_bracket_the_user_wrote_around_numbers_is_kept(smol):
     grammar = call_grammar("What is (80 + 20) * 9?")
-    assert accepts(smol, grammar, call("evaluate", expression="9 * (20 + 80)"))
+    assert accepts(smol, grammar, call("evaluate", expression="(80 + 20) * 9"))
     assert not accepts(smol, grammar, call("evaluate", expression="80 + 20 * 9"))
+    assert not accepts(smol, grammar, call("evaluate", expression="(-80 + 20) * 9"))  # no sign of its own
     assert not accepts(smol, grammar, call("evaluate", expression="80 + (20 * 9)"))
     assert not accepts(smol, grammar, call("evaluate", expression="9 * (80 + 20)%"))
 
@@ -88,6 +130,7 @@ def test_one_number_and_nothing_else_steers_the_call_away_from_arithmetic(smol):
     )  # a number needs its unit
     assert not accepts(smol, grammar, call("evaluate", expression="144 * 144"))
     assert not accepts(smol, grammar, call("multiply", a=144, b=144))
+    assert not accepts(smol, grammar, call("sqrt", x=144))  # a quantity with a unit is not a bare number
 
 
 def test_words_that_stand_for_numbers_count_as_operands(smol):
@@ -95,9 +138,11 @@ def test_words_that_stand_for_numbers_count_as_operands(smol):
     assert accepts(smol, squares, call("evaluate", expression="25^2 + 22^2"))
     assert not accepts(smol, squares, call("evaluate", expression="25 + 22"))
     assert not accepts(smol, squares, call("evaluate", expression="25 * 25 + 22 * 22"))
+    assert not accepts(smol, squares, call("evaluate", expression="25 + 22*2 + 2"))
     average = call_grammar("What is the average of 43, 18 and 10?")
     assert accepts(smol, average, call("evaluate", expression="(43 + 18 + 10) / 3"))
     assert not accepts(smol, average, call("evaluate", expression="43 + 18 + 10"))
+    assert not accepts(smol, average, call("evaluate", expression="43 + 18 + 10 / 3"))
     speed = call_grammar("A 330 km trip takes 12 hours. What is the average speed in km per hour?")
     assert accepts(smol, speed, call("evaluate", expression="330 / 12"))
     root = call_grammar("What is the square root of 1444?")
@@ -106,7 +151,13 @@ def test_words_that_stand_for_numbers_count_as_operands(smol):
 
 def test_a_percentage_may_use_a_hundred_and_earlier_results_stay_free(smol):
     sale = call_grammar("A $40 coat is 50% off. What is the sale price?")
-    assert accepts(smol, sale, call("evaluate", expression="40 * (100 - 50) / 100"))
+    assert accepts(smol, sale, call("evaluate", expression="40 - 50%"))  # 20: the calculator's percent
+    assert not accepts(smol, sale, call("evaluate", expression="40 - 0.5"))
+    assert not accepts(smol, sale, call("evaluate", expression="40 - 50"))
+    # "off" names the one operator: a free hundred would only be a way round it
+    assert not accepts(smol, sale, call("evaluate", expression="100% - 40% + 100% - 50%"))
+    tip = call_grammar("How much is a 20% tip on a $95 bill?")  # the words name no operator
+    assert accepts(smol, tip, call("evaluate", expression="20% * 95"))
     follow_up = call_grammar("And that times 3?", earlier=["What is 12 times 7?", "84"])
     assert accepts(smol, follow_up, call("multiply", a=84, b=3))
     assert not accepts(smol, follow_up, call("multiply", a=3, b=3))
@@ -126,6 +177,11 @@ def test_an_answer_after_a_result_must_state_it(smol):
     assert accepts(smol, grammar, "-43")
     assert not accepts(smol, grammar, "38 - 9 = 38.")
     assert not accepts(smol, grammar, "38 - 9 × 9 = -43, not 38 - 9.")  # it ends with the result's sentence
+    assert accepts(smol, grammar, "-43 is the result.")
+    assert not accepts(smol, grammar, "-43 - ( )")  # words after the result, not a formula
+    # a reply that turns to a made-up call would end at the marker, before the result
+    assert accepts(smol, grammar, "38 - 9 = 38. You can call this tool: ", prefix=True)
+    assert not accepts(smol, grammar, "38 - 9 = 38. You can call this tool: <", prefix=True)
 
 
 def test_an_answer_may_copy_the_calculators_rounding_note_as_written(smol):

@@ -126,6 +126,9 @@ def text_rules(forms: BackedForms) -> list[str]:
     ]
 
 
+_FORMULA = "()=+*^\\[\\]{}"  # characters of a formula, not of the words after a result
+
+
 def result_rules(result: Iterable[str], forms: BackedForms) -> list[str]:
     """``calculon-ranswer``: a backed answer that states the tool's result (one of its forms) and
     ends with that sentence: a small model otherwise writes "38 - 9 = 38." beside the right
@@ -137,10 +140,13 @@ def result_rules(result: Iterable[str], forms: BackedForms) -> list[str]:
         f"calculon-rnum ::= {_alternatives(result)}",
         f"calculon-hnum ::= {_alternatives(forms.text - result)}",
         "calculon-ranswer ::= calculon-rhead? calculon-rnum calculon-rtail",
-        "calculon-rhead ::= ([^<0-9\\x00] | calculon-hnum calculon-bafter) calculon-hseg*",
-        f"calculon-hseg ::= [^0-9\\x00] | calculon-hnum calculon-bafter{note}",
-        "calculon-rtail ::= [.,]? | [.,]? [^0-9.,<\\n\\x00] calculon-rrest",
-        f"calculon-rrest ::= ([^0-9<\\n\\x00]{note})*",
+        # no "<" anywhere: "You can call this tool: <tool_call>" would end the reply before the result
+        "calculon-rhead ::= ([^<0-9\\x00] | calculon-hnum calculon-hafter) calculon-hseg*",
+        f"calculon-hseg ::= [^<0-9\\x00] | calculon-hnum calculon-hafter{note}",
+        "calculon-hafter ::= [^<0-9.,\\x00] | [.,] [^<0-9\\x00]",
+        # words after the result, not a formula: "91 - ( )", "1.8 is ( ) ( )" were seen
+        f"calculon-rtail ::= [.,]? | [.,]? ([^0-9.,<\\n\\x00{_FORMULA}]{note}) calculon-rrest",
+        f"calculon-rrest ::= ([^0-9<\\n\\x00{_FORMULA}]{note})*",
     ]
 
 

@@ -84,7 +84,7 @@ class Decoder:
                 return "context"
             if phases.kind == "call" and not result.closed_early:
                 result.closed_early = self._should_close(produced, max_tokens - result.tokens)
-            elif phases.kind == "answer" and phases.grammar is not None and self.guard.looping(produced):
+            elif phases.kind == "answer" and phases.grammar is not None and self._answer_loops(produced):
                 return "loop"  # a constrained answer repeating itself ("= 26 * 7 + 10 = 26 * 7 ...")
             token = self.picker.pick(phases.grammar, closing=bool(result.closed_early))
             produced.append(token)
@@ -98,6 +98,9 @@ class Decoder:
                 return "stop-text" if phases.stopped_on_text else "call"
             self.model.eval([token])
         return "cap"
+
+    def _answer_loops(self, produced: Sequence[int]) -> bool:
+        return self.guard.looping(produced, self.picker.is_digits)
 
     def _should_close(self, produced: Sequence[int], left: int) -> str:
         """Close a call that loops, or that would otherwise not finish within the token cap."""

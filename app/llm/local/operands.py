@@ -30,25 +30,11 @@ from typing import Any
 
 from app.core.numbers import Mention, find_numbers
 from app.llm.local.backed import exact_forms
+from app.llm.local.ordered import literal, ordered_lines
+from app.llm.local.reading import Item, fixes_operators, leaves, read
 
 MAX_SLOTS = 5  # distinct numbers in one message; more, and the usage grammar is not built
 MAX_COUNT = 9  # a number written more often than this is treated as free
-_WORD_NUMBERS = {  # everyday words that stand for a number in a calculation
-    "squared": "2",
-    "square": "2",
-    "cubed": "3",
-    "cube": "3",
-    "half": "2",
-    "halved": "2",
-    "twice": "2",
-    "double": "2",
-    "doubled": "2",
-    "triple": "3",
-    "tripled": "3",
-    "quarter": "4",
-}
-_WORD = re.compile(r"[a-z]+")
-_AVERAGE_OF = re.compile(r"\b(?:average|mean) of\b", re.IGNORECASE)
 _GROUP = re.compile(r"\((?=[^()]*[0-9][^()]*[-+*/×÷^][^()]*[0-9])[-+*/×÷^0-9.,%\s]+\)")
 Counts = tuple[int, ...]
 
@@ -63,26 +49,39 @@ class Operands:
     constants: frozenset[str]
     every: bool
     groups: tuple[Counts, ...] = ()  # operands the user bracketed together, one count vector each
+    reading: tuple[Item, ...] = ()  # their order and joins, as the words give them
+    attached: frozenset[int] = frozenset()  # operands written with a unit: only a text field takes them
+
+    def slot_of(self, item: Item) -> int | None:
+        return self.slots.index(item.forms) if item.forms in self.slots else None
 
 
 def operands(user_text: str, free: Iterable[str], *, every: bool) -> Operands | None:
     """The operands of ``user_text``; None when there are too many for the grammar."""
+    items = read(user_text)
     slots: dict[frozenset[str], int] = {}
-    mentions = find_numbers(user_text)
-    for mention in mentions:
-        forms = _forms(mention)
-        if forms:
-            slots[forms] = slots.get(forms, 0) + 1
-    for value in _word_numbers(user_text, len(slots)):
-        slots[frozenset({value})] = slots.get(frozenset({value}), 0) + 1
+    for leaf in leaves(items):
+        slots[leaf.forms] = slots.get(leaf.forms, 0) + 1
     constants = set(free)
     kept = {forms: n for forms, n in slots.items() if not forms & constants and n <= MAX_COUNT}
     if len(kept) > MAX_SLOTS:
         return None
     constants |= {f for forms in slots if forms not in kept for f in forms}
     order = list(kept)
+    mentions = find_numbers(user_text)
     groups = tuple(g for g in (_group(span, mentions, order) for span in _brackets(user_text)) if g)
-    return Operands(tuple(kept), tuple(kept.values()), frozenset(constants), every, groups)
+    return Operands(
+        tuple(kept), tuple(kept.values()), frozenset(constants), every, groups, items, _attached(items, order)
+    )
+
+
+def _attached(items: Sequence[Item], order: Sequence[frozenset[str]]) -> frozenset[int]:
+    """One number with a unit after it ("How many km is 144 miles?") is a quantity: it goes
+    into a text field with its unit, never alone into a number field (``sqrt(144)``)."""
+    found = leaves(items)
+    if len(found) != 1 or not found[0].unit or found[0].forms not in order:
+        return frozenset()
+    return frozenset({order.index(found[0].forms)})
 
 
 def _forms(mention: Mention) -> frozenset[str]:
@@ -105,20 +104,6 @@ def _group(
             return None  # a free number: nothing to keep together
         counts[order.index(forms)] += 1
     return tuple(counts) if len(inside) >= 2 else None
-
-
-def _word_numbers(text: str, numbers: int) -> list[str]:
-    """The numbers that words stand for ("25 squared" is 25 ^ 2), once per word."""
-    words = _WORD.findall(text.lower())
-    found = [
-        _WORD_NUMBERS[word]
-        for word, after in zip(words, [*words[1:], ""], strict=True)
-        if word in _WORD_NUMBERS and after != "root"  # a square root is a tool of its own
-    ]
-    if _AVERAGE_OF.search(text) and numbers > 1:
-        # the average of three numbers divides by three; an "average speed" does not
-        found.append(str(numbers))
-    return found
 
 
 def _alternatives(forms: Iterable[str]) -> str:
@@ -227,8 +212,30 @@ class ExpressionRules:
 
 
 def expression_lines(name: str, ops: Operands) -> list[str] | None:
-    """The string rule ``name`` for an expression over ``ops``; a bracket the user wrote around
-    numbers ("(80 + 20) * 9") is kept: those numbers may only be used inside one bracket."""
+    """The string rule ``name`` for an expression over ``ops``: on the one call, in the order and
+    with the joins the words give (:mod:`ordered`); otherwise each operand at most as often as
+    written, and a bracket the user wrote around numbers ("(80 + 20) * 9") kept."""
+    if ops.every and len(leaves(ops.reading)) >= 2:
+        # where the words name every operator, a free number is only a way round them
+        free = bool(ops.constants) and not fixes_operators(ops.reading)
+        return ordered_lines(name, ops.reading, lambda leaf: _leaf_atom(ops, leaf), free=free)
+    return _unordered_lines(name, ops)
+
+
+def _leaf_atom(ops: Operands, leaf: Item) -> str:
+    """A percentage as a percentage ("50%": not 0.5 or 50, which "40 - 50%", a share of 40 to
+    the calculator, would not be); any other number as written, without a percent sign."""
+    percent = _PERCENT_WORDS.match(leaf.text)
+    if percent:
+        return literal(f"{percent.group(1)}%")
+    slot = ops.slot_of(leaf)
+    return "calculon-c" if slot is None else f"calculon-o{slot}"
+
+
+_PERCENT_WORDS = re.compile(r"^(.*?)\s*(?:%|percent|per cent)$", re.IGNORECASE)
+
+
+def _unordered_lines(name: str, ops: Operands) -> list[str] | None:
     inner: list[str] = []
     left = list(ops.counts)
     free = bool(ops.constants)
@@ -297,6 +304,8 @@ def object_rule(
             ops.every and used != list(ops.counts)
         ):
             continue
+        if any(p in ops.attached and fields[i][1] != "text" for i, p in zip(slots, pick, strict=True)):
+            continue
         free_numbers = any(p is None and fields[i][1] != "text" for i, p in zip(slots, pick, strict=True))
         if free_numbers and not ops.constants:
             continue
@@ -328,15 +337,26 @@ def kv_rule(alternative: str, field: str) -> str:
 
 
 def constrain_objects(
-    lines: Sequence[str], objects: Mapping[str, Sequence[tuple[str, FieldKind]]], ops: Operands
+    lines: Sequence[str],
+    objects: Mapping[str, Sequence[tuple[str, FieldKind]]],
+    ops: Operands,
+    *,
+    expression: bool = False,
 ) -> tuple[list[str], set[str]]:
     """The typed tools' argument rules replaced by operand-aware ones; and the rules left with
-    no way to take the operands."""
+    no way to take the operands. Where the words name every operator and an ``expression``
+    tool is on offer, a typed tool with two numbers is left out: its name ("divide") could
+    contradict "minus", and the expression says what the words say."""
     out, dead = [], set()
+    typed_out = expression and ops.every and fixes_operators(ops.reading)
     for line in lines:
         name = line.split(" ::=", 1)[0]
         if name not in objects:
             out.append(line)
+            continue
+        if typed_out and sum(kind != "other" for _, kind in objects[name]) >= 2:
+            out.append(line)
+            dead.add(name)
             continue
         kvs = {field: kv_rule(name, field) for field, _ in objects[name]}
         rule = object_rule(name, objects[name], kvs, ops)

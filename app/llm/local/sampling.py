@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import llama_cpp
 import numpy as np
@@ -33,6 +33,7 @@ class TokenPicker:
         self.n_vocab = model.n_vocab()
         self._ids = np.arange(self.n_vocab, dtype=np.intc)
         self._closers: np.ndarray | None = None
+        self._digits: np.ndarray | None = None
 
     def logits(self) -> np.ndarray:
         pointer = llama_cpp.llama_get_logits_ith(self._ctx, -1)
@@ -78,6 +79,13 @@ class TokenPicker:
             if written >= 0:
                 return buffer.raw[:written]
             size = -written
+
+    def is_digits(self, token: int) -> bool:
+        """Whether the token is only digits (worked out for the whole vocabulary on first use)."""
+        if self._digits is None:
+            pieces = (self.piece(t) for t in range(self.n_vocab))
+            self._digits = np.fromiter((p.isdigit() for p in pieces), dtype=bool, count=self.n_vocab)
+        return bool(self._digits[token])
 
     def is_end(self, token: int) -> bool:
         return bool(llama_cpp.llama_vocab_is_eog(self._vocab, token))
@@ -148,12 +156,14 @@ class RepeatGuard:
     def __init__(self, *, repeats: int = 3, min_span: int = 16, max_period: int = 32):
         self.repeats, self.min_span, self.max_period = repeats, min_span, max_period
 
-    def looping(self, tokens: Sequence[int]) -> bool:
+    def looping(self, tokens: Sequence[int], digits: Callable[[int], bool] | None = None) -> bool:
+        """Whether ``tokens`` end in a loop; with ``digits``, a run of digit tokens is not one:
+        in a backed answer it is a number copied from a result ("23.666666666666666667")."""
         for period in range(1, self.max_period + 1):
             span = period * max(self.repeats, -(-self.min_span // period))
             if span > len(tokens):
                 continue
             tail = tokens[len(tokens) - span :]
             if all(tail[i] == tail[i - period] for i in range(period, span)):
-                return True
+                return digits is None or not all(digits(t) for t in tail[:period])
         return False

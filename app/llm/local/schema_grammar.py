@@ -146,12 +146,22 @@ def compose(
 
 
 def _with_operands(lines: list[str], rules: ToolRules, ops: operands.Operands) -> list[str]:
-    """Calls that use the user's numbers as ``ops`` says; the plain backed rules when no tool can."""
+    """Calls that use the user's numbers as ``ops`` says; the plain backed rules when no tool can.
+    A quantity no offered tool takes with its unit may still go into a number field."""
+    pruned = _operand_calls(lines, rules, ops)
+    if pruned is None and ops.attached:
+        pruned = _operand_calls(lines, rules, dataclasses.replace(ops, attached=frozenset()))
+    return pruned if pruned is not None else lines
+
+
+def _operand_calls(lines: list[str], rules: ToolRules, ops: operands.Operands) -> list[str] | None:
     names = backed.arithmetic_strings(rules.lines)
     constrained, dead = operands.constrain_expressions(lines, names, ops)
-    constrained, dead_objects = operands.constrain_objects(constrained, rules.objects, ops)
-    pruned = operands.prune([*constrained, *operands.value_rules(ops)], dead | dead_objects)
-    return pruned if pruned is not None else lines
+    offered = bool(set(names) - dead)
+    constrained, dead_objects = operands.constrain_objects(
+        constrained, rules.objects, ops, expression=offered
+    )
+    return operands.prune([*constrained, *operands.value_rules(ops)], dead | dead_objects)
 
 
 def _call_rules(arguments: Mapping[str, Any]) -> list[str]:

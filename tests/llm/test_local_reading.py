@@ -1,0 +1,63 @@
+"""The word reading behind Calculon mode's operand grammar: order, joins and groups from the user's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.llm.local.reading import ANY, Item, fixes_operators, read
+
+
+def written(items: tuple[Item, ...] | list[Item]) -> str:
+    """The reading as an expression pattern: "110 - 40", "(43 + 18 + 10) / 3", "5 ? 3" where any
+    operator goes."""
+    parts = []
+    for item in items:
+        if parts:
+            parts.append("?" if item.join == ANY else item.join)
+        parts.append(f"({written(item.group)})" if item.group else min(item.forms, key=len))
+    return " ".join(parts)
+
+
+@pytest.mark.parametrize(
+    ("question", "reading"),
+    [
+        ("What is 12 times 7?", "12 * 7"),
+        ("What is 40 less than 110?", "110 - 40"),
+        ("Subtract 999 from 12345.", "12345 - 999"),
+        ("What is 38 minus 9 times 9?", "38 - 9 * 9"),
+        ("What is 99 - 38 / 7?", "99 - 38 / 7"),
+        ("What is (79 - 14) / 7?", "(79 - 14) / 7"),
+        ("What is 25 squared plus 22 squared?", "25 ^ 2 + 22 ^ 2"),
+        ("What is the average of 43, 18 and 10?", "(43 + 18 + 10) / 3"),
+        ("What is half of 30?", "30 / 2"),
+        ("What is 15% of 240?", "15 * 240"),
+        ("A train has 5 cars of 40 seats. How many seats are there?", "5 * 40"),
+        ("Multiply 80 by 12.", "80 * 12"),
+        ("Divide 80 by 12.", "80 / 12"),
+        ("I had $346 and spent $10. How much is left?", "346 - 10"),
+        ("273 apples are shared equally among 6 children. How many does each child get?", "273 / 6"),
+        ("Tickets cost $5 each. How much do 3 tickets cost?", "5 ? 3"),
+    ],
+)
+def test_the_words_give_the_order_and_the_operators(question, reading):
+    assert written(read(question)) == reading
+
+
+def test_a_question_that_names_two_kinds_of_operation_leaves_the_operator_open():
+    assert written(read("I spent $5 on 3 tickets each costing the same. What is the product?")) == "5 ? 3"
+
+
+def test_a_number_with_a_unit_after_it_is_read_as_a_quantity():
+    (miles,) = read("How many km is 144 miles?")
+    assert miles.unit == "miles"
+    (fahrenheit,) = read("What is 109 °F in Celsius?")
+    assert fahrenheit.unit.replace(" ", "") == "°F"
+    (root,) = read("What is the square root of 3025?")
+    assert root.unit == ""  # and "square root" is no squaring
+
+
+def test_only_a_reading_that_names_every_operator_fixes_them():
+    assert fixes_operators(read("What is 9426773649463482887834 minus 241255886323749462657?"))
+    assert fixes_operators(read("What is the average of 43, 18 and 10?"))
+    assert not fixes_operators(read("A box holds 12 eggs. How many eggs are in 5 boxes?"))
+    assert not fixes_operators(read("What is 7?"))
