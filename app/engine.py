@@ -65,7 +65,7 @@ class Engine:
             self.config, tool_timeout_s=settings.tool_timeout_s, handlers=self._asking_handlers()
         )
         store = permissions.SettingsPolicies(lambda: self.settings, self._adopt, self._emit)
-        trusted = permissions.trust(lambda: self.config, lambda: self.settings)
+        self.trusted = trusted = permissions.trust(lambda: self.config, lambda: self.settings)
         self.approvals = Approvals(self.asker, store, trusted)
         self.approval_editor = permissions.ApprovalEditor(store, self.supervisor.resolve, trusted)
         self.verifier, self.selector = verifier, selector
@@ -270,6 +270,7 @@ class Engine:
             verifier=self.verifier,
             selector=self.selector,
             approve=self.approvals,
+            trusted=self.trusted,
         )
         session.subscribe(self._emit)
         self._session = session

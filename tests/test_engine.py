@@ -12,6 +12,7 @@ from app.core import events as ev
 from app.core import prompts
 from app.core.backend import BackendError, ToolCallChunk
 from app.core.messages import ToolCall
+from app.core.provenance import CalculonVerifier
 from app.engine import Engine
 from app.llm import registry
 from app.llm.scripted import ScriptedBackend
@@ -88,6 +89,27 @@ async def test_ask_starts_the_servers_and_runs_a_turn_through_them(servers_file)
     assert max(ready, loaded) < kinds.index("turn_started")
     assert kinds[-1] == "server_state" and log.states("basic")[-1] == "stopped"
     assert await wait_until_dead([pid]) == []
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+async def test_a_number_only_an_untrusted_server_gave_is_from_that_server_not_verified(servers_file, trusted):
+    backend = ScriptedBackend([[ToolCallChunk(ToolCall("c1", "add", {"a": 2, "b": 40}))], ["It is 42."]])
+    settings = Settings(
+        tool_approvals={"basic.*": "always"}, trusted_servers=["basic"] if trusted else [], strict=True
+    )
+    log = EventLog()
+    verifier = CalculonVerifier()
+    engine = Engine(settings, servers_path=servers_file, backend=backend, sink=log, verifier=verifier)
+    outcome = await engine.ask("what is 2 + 40?")
+    await engine.aclose()
+    ready = next(e for e in log.events if isinstance(e, ev.AnswerReady))
+    body = outcome.to_dict()
+    if trusted:
+        assert ready.untrusted == () and body["verified"] is True and "from_servers" not in body
+    else:
+        assert ready.verified is True and ready.untrusted == (("42", "basic"),)  # every number backed...
+        assert body["verified"] is False and body["from_servers"] == ["basic"]  # ...but not verified
+        assert body["numbers"][-1] == {"text": "42", "source": "add(2, 40)", "from_server": "basic"}
 
 
 async def test_backend_is_built_from_the_registry_on_first_use_with_the_settings(servers_file, use_backend):

@@ -149,6 +149,15 @@ def _tool_finished(e: Any) -> str:
     return f"  <- {e.server}.{e.tool}: {outcome} ({e.duration_ms:.0f} ms)"
 
 
+def _verdict(e: Any) -> str:
+    if e.verified is None:
+        return ""
+    if e.verified and e.untrusted:
+        servers = ", ".join(dict.fromkeys(visible(server) for _, server in e.untrusted))
+        return f" (NOT verified: numbers from {servers}, an untrusted server)"
+    return " (verified)" if e.verified else " (NOT verified)"
+
+
 def _check(e: Any) -> str:
     if e.verified:
         return "  check: every number is backed"
@@ -182,9 +191,7 @@ _DESCRIBERS: dict[type, Any] = {
     ev.ToolCallStarted: lambda e: f"  -> {e.server}.{e.tool} {_clip(json.dumps(dict(e.arguments)))}",
     ev.ToolCallFinished: _tool_finished,
     ev.CheckFinished: _check,
-    ev.AnswerReady: lambda e: (
-        "answer ready" + ("" if e.verified is None else " (verified)" if e.verified else " (NOT verified)")
-    ),
+    ev.AnswerReady: lambda e: "answer ready" + _verdict(e),
     ev.Notice: lambda e: f"note: {e.message}",
     ev.TurnError: lambda e: f"error ({e.category}): {e.message}",
     ev.TurnFinished: _finished,

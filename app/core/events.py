@@ -134,6 +134,9 @@ class AnswerReady(Event):
     verified: bool | None = None
     unbacked: tuple[str, ...] = ()
     backing: tuple[tuple[str, str], ...] = ()
+    # numbers that only an untrusted server's result backs, each with that server: such an
+    # answer is shown "from SERVER", never plainly verified
+    untrusted: tuple[tuple[str, str], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -55,31 +55,38 @@ _STEP_WORD = re.compile(r"\bstep[ \t]+\Z", re.IGNORECASE)
 
 
 class SourcePool:
-    """Every exact value found in the sources, ready for exact and range lookups,
-    each remembered with the first source that holds it."""
+    """Every exact value found in the sources, ready for exact and range lookups, each
+    remembered with the first source that holds it: a trusted one (the user, a bundled or
+    trusted server) before any other, so a number an untrusted server also wrote is still
+    the user's or the calculator's."""
 
     def __init__(self, sources: Iterable[str | Source]) -> None:
-        labels: dict[Fraction, str] = {}
-        for source in sources:
-            text, label = (source, "") if isinstance(source, str) else (source.text, source.label)
-            for mention in find_numbers(_ROUNDING_NOTE.sub(" ", text)):
+        held: dict[Fraction, Source] = {}
+        ordered = [Source(s) if isinstance(s, str) else s for s in sources]
+        for source in sorted(ordered, key=lambda s: not s.trusted):
+            for mention in find_numbers(_ROUNDING_NOTE.sub(" ", source.text)):
                 for value in mention.values():
-                    labels.setdefault(value, label)
-        self._labels = labels
-        self.values = frozenset(labels)
-        self._sorted = sorted(labels)
+                    held.setdefault(value, source)
+        self._held = held
+        self.values = frozenset(held)
+        self._sorted = sorted(held)
 
     def backs(self, mention: Mention) -> bool:
         return self.backer(mention) is not None
 
     def backer(self, mention: Mention) -> str | None:
         """The label of a source that backs ``mention`` ("" for an unlabelled one), or None."""
+        found = self.backers(mention)
+        return None if found is None else " and ".join(dict.fromkeys(s.label for s in found if s.label))
+
+    def backers(self, mention: Mention) -> list[Source] | None:
+        """The sources that back ``mention``: one, or one per operand of a written expression."""
         for reading in mention.readings:
             value = self._backing_value(reading)
             if value is not None:
-                return self._labels[value]
+                return [self._held[value]]
         if mention.parts and all(p in self.values for p in mention.parts):
-            return " and ".join(dict.fromkeys(self._labels[p] for p in mention.parts if self._labels[p]))
+            return [self._held[p] for p in mention.parts]
         return None
 
     def backs_reading(self, reading: Reading) -> bool:
@@ -144,12 +151,16 @@ class CalculonVerifier:
         pool = SourcePool(sources)
         unbacked: dict[str, None] = {}
         backing: dict[str, str] = {}
+        untrusted: dict[str, str] = {}
         for mention in answer_mentions(answer):
             if mention.exempt:
                 continue
-            label = pool.backer(mention)
-            if label is None:
+            found = pool.backers(mention)
+            if found is None:
                 unbacked[mention.text] = None
-            else:
-                backing.setdefault(mention.text, label)
-        return CheckResult(not unbacked, tuple(unbacked), tuple(backing.items()))
+                continue
+            backing.setdefault(mention.text, " and ".join(dict.fromkeys(s.label for s in found if s.label)))
+            servers = [s.server for s in found if not s.trusted]
+            if servers:
+                untrusted.setdefault(mention.text, servers[0])
+        return CheckResult(not unbacked, tuple(unbacked), tuple(backing.items()), tuple(untrusted.items()))

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.core import events as ev
@@ -64,6 +64,7 @@ class TurnOutcome:
     verified: bool | None = None
     unbacked: tuple[str, ...] = ()
     backing: tuple[tuple[str, str], ...] = ()  # (number as written, its source)
+    untrusted: tuple[tuple[str, str], ...] = ()  # (number, the untrusted server that alone backs it)
     tool_calls: list[CallRecord] = dataclasses.field(default_factory=list)
     events: list[ev.Event] = dataclasses.field(default_factory=list)
     cancelled: bool = False
@@ -76,8 +77,15 @@ class TurnOutcome:
             "events": [e.to_dict() for e in self.events],
         }
         if self.verified is not None:
-            body.update(verified=self.verified, unbacked_numbers=list(self.unbacked))
-            body["numbers"] = [{"text": text, "source": source} for text, source in self.backing]
+            # a number only an untrusted server gave is not verified: it is "from SERVER"
+            body.update(verified=self.verified and not self.untrusted, unbacked_numbers=list(self.unbacked))
+            servers = dict(self.untrusted)
+            body["numbers"] = [
+                {"text": t, "source": source, **({"from_server": servers[t]} if t in servers else {})}
+                for t, source in self.backing
+            ]
+            if self.untrusted:
+                body["from_servers"] = sorted(set(servers.values()))
         if self.error:
             body["error"] = self.error
         if self.cancelled:
@@ -106,8 +114,10 @@ class ChatSession:
         max_reasks: int = 2,
         selector: ToolSelector | None = None,
         approve: ApprovalPolicy | None = None,
+        trusted: Callable[[str], bool] = lambda _server: True,
     ) -> None:
         self.backend = backend
+        self.trusted = trusted  # whether a server's numbers may be called verified
         self.tools = tools
         self.system_prompt = system_prompt
         self.max_rounds = max_rounds
@@ -304,7 +314,8 @@ class _Turn:
             Message("tool", result.text, tool_call_id=call.id, tool_name=call.name, is_error=result.is_error)
         )
         if not result.is_error:
-            self.sources.append(Source(result.text, call_label(tool, call.arguments), server))
+            trusted = self.s.trusted(server)
+            self.sources.append(Source(result.text, call_label(tool, call.arguments), server, trusted))
 
     def _all_sources(self) -> list[Source]:
         return [*self.s._sources, *self.sources]
@@ -348,8 +359,14 @@ class _Turn:
         outcome = self.outcome
         outcome.answer, outcome.verified, outcome.unbacked = answer, verified, check.unbacked
         outcome.backing = check.backing if verified is not None else ()
+        outcome.untrusted = check.untrusted if verified is not None else ()
         self.emit(
-            ev.AnswerReady, text=answer, verified=verified, unbacked=check.unbacked, backing=outcome.backing
+            ev.AnswerReady,
+            text=answer,
+            verified=verified,
+            unbacked=check.unbacked,
+            backing=outcome.backing,
+            untrusted=outcome.untrusted,
         )
         return False
 

@@ -60,6 +60,7 @@ class Source:
     text: str
     label: str = ""
     server: str = ""
+    trusted: bool = True  # False: a server the user has not marked trusted; its numbers say so
 
 
 USER_SOURCE = "your message"
@@ -67,11 +68,13 @@ USER_SOURCE = "your message"
 
 @dataclasses.dataclass(frozen=True)
 class CheckResult:
-    """``backing`` pairs each backed number, as written, with the label of its source."""
+    """``backing`` pairs each backed number, as written, with the label of its source;
+    ``untrusted`` pairs those that only an untrusted server's result backs with that server."""
 
     verified: bool
     unbacked: tuple[str, ...] = ()
     backing: tuple[tuple[str, str], ...] = ()
+    untrusted: tuple[tuple[str, str], ...] = ()
 
 
 class AnswerVerifier(Protocol):

@@ -86,7 +86,10 @@ class ChatFeed:
             self.pane.add_bubble(bubble)
         bubble.set_source(event.text)
         bubble.set_title("Answer")
-        if event.verified is True:
+        if event.verified is True and event.untrusted:
+            bubble.set_badge(verdict.untrusted_badge_text(event.untrusted), theme.RUNNING_COLOUR)
+            bubble.badge.setToolTip(verdict.badge_tooltip(event.backing, event.untrusted))
+        elif event.verified is True:
             bubble.set_badge(verdict.badge_text(event.backing), theme.OK_COLOUR)
             bubble.badge.setToolTip(verdict.badge_tooltip(event.backing))
         elif event.verified is False:

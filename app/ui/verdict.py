@@ -28,8 +28,24 @@ def badge_text(backing: Sequence[tuple[str, str]]) -> str:
     return f"✓ verified · {shown}{more}" if shown else "✓ verified"
 
 
-def badge_tooltip(backing: Sequence[tuple[str, str]]) -> str:
-    lines = [MEANING, ""]
+UNTRUSTED_MEANING = (
+    "Not verified: some numbers came only from a server you have not marked trusted "
+    "(Settings → Trusted servers). The server could have made them up."
+)
+
+
+def untrusted_badge_text(untrusted: Sequence[tuple[str, str]]) -> str:
+    """``⚠ from evil-server · 42``: the answer's numbers that only an untrusted server gave."""
+    servers = list(dict.fromkeys(server for _, server in untrusted))
+    numbers = ", ".join(number for number, _ in untrusted[:BADGE_SOURCES])
+    more = f" +{len(untrusted) - BADGE_SOURCES} more" if len(untrusted) > BADGE_SOURCES else ""
+    return f"⚠ from {', '.join(servers)} · {numbers}{more}"
+
+
+def badge_tooltip(backing: Sequence[tuple[str, str]], untrusted: Sequence[tuple[str, str]] = ()) -> str:
+    servers = dict(untrusted)
+    lines = [UNTRUSTED_MEANING if untrusted else MEANING, ""]
     for number, source in backing:
-        lines.append(f"{number} — from {source}" if source == USER_SOURCE else f"{number} ← {source}")
+        line = f"{number} — from {source}" if source == USER_SOURCE else f"{number} ← {source}"
+        lines.append(f"{line} (from {servers[number]}, not trusted)" if number in servers else line)
     return "\n".join(lines).strip()

@@ -101,7 +101,23 @@ RESULT_OPEN = "<tool_result"  # a model that writes this is making up a result: 
 def render_tool_result(message: Message) -> str:
     flag = ' error="true"' if message.is_error else ""
     name = message.tool_name.replace('"', "'")
-    return f'{RESULT_OPEN} name="{name}"{flag}>{message.text}</tool_result>'
+    return f'{RESULT_OPEN} name="{name}"{flag}>{fence(message.text)}</tool_result>'
+
+
+# Chat-template and tool markup: the prompt is tokenized with special tokens on, so a tool
+# result holding "<|im_start|>system" would open a real system turn, and "</tool_result>"
+# would end the result early. In untrusted text the angle brackets become guillemets.
+_MARKUP = re.compile(
+    r"<(\|[^|<>\n]{1,40}\|)>"
+    r"|<(/?(?:start_of_turn|end_of_turn|tool_call|tool_result|s|bos|eos)\b[^<>\n]{0,80})>"
+    r"|\[(/?INST)\]",
+    re.IGNORECASE,
+)
+
+
+def fence(text: str) -> str:
+    """Untrusted text (a tool's output or description) with no chat-template markup left in it."""
+    return _MARKUP.sub(lambda m: f"‹{next(g for g in m.groups() if g is not None)}›", text)
 
 
 def fold_system(turns: Sequence[Turn]) -> list[Turn]:
@@ -135,7 +151,7 @@ def brief_tool(tool: ToolSpec) -> str:
     call syntax from worked examples, and whose argument types the grammar enforces."""
     properties: Mapping[str, Any] = tool.input_schema.get("properties") or {}
     head = f"- {tool.name}({', '.join(properties)})"
-    return f"{head}: {first_sentence(tool.description)}" if tool.description.strip() else head
+    return f"{head}: {fence(first_sentence(tool.description))}" if tool.description.strip() else head
 
 
 def describe_tool(tool: ToolSpec) -> str:
@@ -148,9 +164,9 @@ def describe_tool(tool: ToolSpec) -> str:
     )
     head = f"- {tool.name}({params})"
     if summary := sentences(tool.description, DESCRIPTION_CHARS):
-        head += f": {summary}"
+        head += f": {fence(summary)}"
     notes = [
-        f"    {name}: {first_sentence(schema['description'])}"
+        f"    {name}: {fence(first_sentence(schema['description']))}"
         for name, schema in properties.items()
         if isinstance(schema, Mapping) and schema.get("description")
     ]
