@@ -122,8 +122,13 @@ class Engine:
         from app.mcp.retrieval import ToolRetriever
 
         if isinstance(self.selector, ToolRetriever):
-            calculators = self.config.running_bundled("calculator") if self.settings.strict else []
+            strict = self.settings.strict
+            calculators = self.config.running_bundled("calculator") if strict else []
             self.selector.pinned_servers = calculators
+            # a conversion is arithmetic too: "109 °F in Celsius" ranked the six fixed-direction
+            # temperature tools above convert, and the model took the wrong direction of them
+            converters = self.config.running_bundled("converter") if strict else []
+            self.selector.pinned = [*self.settings.pinned_tools, *(f"{c}.convert" for c in converters)]
 
     def _refresh_tools_on_change(self, event: ev.Event) -> None:
         notify = getattr(self.selector, "notify_tools_changed", None)

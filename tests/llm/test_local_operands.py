@@ -96,6 +96,7 @@ def test_a_word_problem_takes_the_one_operation_its_words_name(smol):
     assert not accepts(smol, spent, call("evaluate", expression="346 + 10"))
     silent = call_grammar("Tickets cost $5 each. How much do 3 tickets cost?")
     assert accepts(smol, silent, call("evaluate", expression="5 * 3"))
+    assert accepts(smol, silent, call("evaluate", expression="3 * 5"))  # nothing orders them either
     assert accepts(smol, silent, call("multiply", a=5, b=3))
 
 

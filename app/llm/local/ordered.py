@@ -18,6 +18,7 @@ grow linearly with the number of items, where the unordered grammar of
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 
@@ -125,12 +126,23 @@ class Machine:
 
 def ordered_lines(name: str, items: Sequence[Item], atom: Atom, *, free: bool) -> list[str] | None:
     """``name ::= "\\"" expression "\\""``: the string rule for a call's expression; None when
-    no expression can follow the reading."""
-    machine = Machine(name, items, atom, free=free)
-    rules = machine.rules()
-    if not any(line.startswith(f"{machine.start} ::=") for line in rules):
+    no expression can follow the reading. Two numbers the words join with no operator may go
+    either way round: nothing in "I save $464 a week; how much in 14 weeks?" orders them, and
+    held to the written order the model wrote ``464 - 14`` where it had written ``14 * 464``."""
+    orders = [tuple(items)]
+    if len(items) == 2 and items[1].join == ANY and not any(i.group for i in items):
+        orders.append((dataclasses.replace(items[1], join=ANY), items[0]))
+    machines = [Machine(f"{name}-w{i}", order, atom, free=free) for i, order in enumerate(orders)]
+    lines: list[str] = []
+    starts = []
+    for machine in machines:
+        rules = machine.rules()
+        if any(line.startswith(f"{machine.start} ::=") for line in rules):
+            lines += rules
+            starts.append(machine.start)
+    if not starts:
         return None
-    return [f'{name} ::= "\\"" {machine.start} "\\"" space', *rules]
+    return [f'{name} ::= "\\"" ({" | ".join(starts)}) "\\"" space', *lines]
 
 
 def literal(text: str) -> str:
