@@ -7,6 +7,7 @@ the call is reported to the owner, which decides whether to restart.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,13 +15,17 @@ import anyio
 import mcp_types
 import pydantic
 from mcp import MCPError
+from mcp.shared.dispatcher import ProgressFnT
 
+from app.core.progress import ProgressUpdate, current_receiver
 from app.core.tools import ToolResult
 from app.mcp.connection import ServerConnection
 from app.mcp.inbound import BAD_REPLY
 from app.mcp.lifecycle import exit_message, stderr_hint
 from app.mcp.results import tool_result
 from app.mcp.transport import StdioTransport
+
+logger = logging.getLogger(__name__)
 
 _ON_PURPOSE = {"stop": "stopped", "restart": "restarted", "stuck": "restarted"}
 
@@ -36,7 +41,7 @@ async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[
     try:
         # Our deadline, not the SDK's read timeout: it stands still while the user is asked.
         with connection.handlers.clock.deadline(limit) as deadline:
-            result = await client.call_tool(tool, dict(arguments))
+            result = await client.call_tool(tool, dict(arguments), progress_callback=_progress_to(name, tool))
     except MCPError as exc:
         return await _call_error(connection, tool, exc, transport)
     except pydantic.ValidationError as exc:
@@ -47,6 +52,18 @@ async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[
     if deadline.cancelled_caught:
         return _timed_out(connection, tool)
     return tool_result(result)
+
+
+def _progress_to(server: str, tool: str) -> ProgressFnT:
+    """Every call carries a progress token; the updates go to whoever started the call, if anyone."""
+    receiver = current_receiver()  # read now: the SDK calls back from its own task
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        logger.debug("server %s, tool %s: progress %s/%s %s", server, tool, progress, total, message or "")
+        if receiver is not None:
+            receiver(ProgressUpdate(progress, total, message))
+
+    return on_progress
 
 
 def _timed_out(connection: ServerConnection, tool: str) -> ToolResult:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from app.core import events as ev
+from app.core.progress import ProgressUpdate
+from app.core.trace import progress_text
 from app.ui import theme, verdict
 from app.ui.bubbles import Bubble, MarkdownBubble, PlainBubble
 from app.ui.chat_pane import ChatPane
@@ -23,6 +25,7 @@ class ChatFeed:
         self.pane = pane
         self._text: MarkdownBubble | None = None
         self._thought: PlainBubble | None = None
+        self._calls: dict[str, Bubble] = {}  # call id -> its bubble, while the call runs
 
     def handle(self, event: ev.Event) -> None:
         handler = getattr(self, f"_on_{event.kind}", None)
@@ -62,9 +65,19 @@ class ChatFeed:
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         self._close_streams()
         arguments = json.dumps(dict(event.arguments), indent=2, ensure_ascii=False, default=str)
-        self.pane.add_bubble(PlainBubble("tool_call", f"Tool call · {event.server}.{event.tool}", arguments))
+        bubble = PlainBubble("tool_call", f"Tool call · {event.server}.{event.tool}", arguments)
+        self._calls[event.call_id] = self.pane.add_bubble(bubble)
+
+    def _on_tool_call_progress(self, event: ev.ToolCallProgress) -> None:
+        bubble = self._calls.get(event.call_id)
+        if bubble is not None:
+            update = ProgressUpdate(event.progress, event.total, event.message)
+            bubble.show_progress(update.fraction, progress_text(event.progress, event.total, event.message))
 
     def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        running = self._calls.pop(event.call_id, None)
+        if running is not None:
+            running.end_progress()
         kind, word = ("tool_error", "Tool error") if event.is_error else ("tool_result", "Result")
         title = f"{word} · {event.server}.{event.tool} · {format_ms(event.duration_ms)}"
         self.pane.add_bubble(PlainBubble(kind, title, event.result))
@@ -103,3 +116,6 @@ class ChatFeed:
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self._close_streams()
+        for bubble in self._calls.values():
+            bubble.end_progress()
+        self._calls.clear()
