@@ -72,6 +72,7 @@ def call_json(
         "result": result.text,
         "is_error": result.is_error,
         "structured": result.structured,
+        "parts": list(result.parts),
         "asked": [_asked_dict(a) for a in asked],
         "progress": [u.to_dict() for u in updates],
     }

@@ -306,7 +306,14 @@ class _Turn:
             raise
         self._finished(call, named, result, ms)
         self.messages.append(
-            Message("tool", result.text, tool_call_id=call.id, tool_name=call.name, is_error=result.is_error)
+            Message(
+                "tool",
+                result.text,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                is_error=result.is_error,
+                structured=result.structured,
+            )
         )
         if not result.is_error:
             self.sources.append(Source(result.text, call_label(tool, call.arguments), server))

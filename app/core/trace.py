@@ -163,6 +163,8 @@ class TraceStore:
         node.data.update(result=event.result, is_error=event.is_error)
         if event.structured is not None:
             node.data["structured"] = event.structured
+        if event.parts:  # image bytes stay out of the details pane: their size says enough
+            node.data["parts"] = [{k: v for k, v in p.items() if k != "data"} for p in event.parts]
         self._changed(node)
 
     def _on_tool_call_progress(self, event: ev.ToolCallProgress) -> None:

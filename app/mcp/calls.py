@@ -46,12 +46,28 @@ async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[
         return await _call_error(connection, tool, exc, transport)
     except pydantic.ValidationError as exc:
         return ToolResult(f"tool {tool} on server {name} returned a malformed result: {exc}", True)
-    except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
-        # The owner closed this client between our lookup and the send (a restart or stop).
-        return ToolResult(f"the connection to server {name} closed before tool {tool} ran", True)
+    except RuntimeError as exc:
+        if _schema_mismatch(exc):
+            why = str(exc).split("\n\n", 1)[0]  # jsonschema's report goes on to quote the schema
+            return ToolResult(f"tool {tool} on server {name} failed its output schema check: {why}", True)
+        return _closed_before(name, tool)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return _closed_before(name, tool)
     if deadline.cancelled_caught:
         return _timed_out(connection, tool)
     return tool_result(result)
+
+
+def _schema_mismatch(exc: RuntimeError) -> bool:
+    """The SDK checks structuredContent against the tool's outputSchema and says so in a RuntimeError,
+    the same type it raises for a closed client: the wording is what tells them apart."""
+    text = str(exc)
+    return "structured content" in text or "Invalid schema for tool" in text
+
+
+def _closed_before(name: str, tool: str) -> ToolResult:
+    # The owner closed this client between our lookup and the send (a restart or stop).
+    return ToolResult(f"the connection to server {name} closed before tool {tool} ran", True)
 
 
 def _progress_to(server: str, tool: str) -> ProgressFnT:

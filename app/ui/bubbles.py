@@ -69,6 +69,12 @@ class Bubble(QFrame):
         column.addWidget(self.progress_bar)
         self.set_title(title)
 
+    def add_below(self, widget: QWidget) -> None:
+        """Something the body's text cannot hold (a result's images and links), under the body."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(layout.indexOf(self.progress_bar), widget)
+
     def show_progress(self, fraction: float | None, text: str) -> None:
         """A running call's progress; ``fraction`` None (no total) makes the bar indeterminate."""
         bar = self.progress_bar

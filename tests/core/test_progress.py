@@ -16,7 +16,7 @@ from app.core.running import CANCELLED_TEXT
 from app.core.session import ChatSession
 from app.llm.scripted import ScriptedBackend
 from app.mcp.supervisor import Supervisor
-from tests.mcp.helpers import EventLog, alive, script_entry, until
+from tests.mcp.helpers import EventLog, alive, script_entry, started, until
 
 pytestmark = pytest.mark.anyio
 
@@ -34,10 +34,8 @@ def marker(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 async def slow(marker: Path) -> AsyncIterator[Supervisor]:
     """One server for the module; each test starts with no cancellation recorded."""
-    supervisor = Supervisor([script_entry("slow", "slow.py", str(marker))], tool_timeout_s=30)
-    await supervisor.start()
-    yield supervisor
-    await supervisor.aclose()
+    async with started(script_entry("slow", "slow.py", str(marker)), tool_timeout_s=30) as supervisor:
+        yield supervisor
 
 
 @pytest.fixture(autouse=True)
