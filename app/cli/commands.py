@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
-from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
+from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output, surface
 from app.cli.visible import show
 from app.core import progress
 from app.core.tools import ToolInfo, ToolResult
@@ -26,7 +26,14 @@ from app.settings import Settings, SettingsError, strict_settings
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    handlers = {"tools": tools, "call": call, "servers": servers, "ask": ask, "serve": serve}
+    handlers = {
+        "tools": tools,
+        "call": call,
+        "servers": servers,
+        "ask": ask,
+        "serve": serve,
+        **surface.COMMANDS,
+    }
     try:
         return handlers[args.command](args)
     except (ConfigError, SettingsError) as exc:

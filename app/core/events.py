@@ -210,6 +210,25 @@ class ServerLog(Event):
     message: str
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServerListChanged(Event):
+    """A server said its ``what`` (tools, resources, prompts) changed; they were listed again."""
+
+    kind: ClassVar[str] = "server_list_changed"
+    server: str
+    what: str
+    count: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ResourceUpdated(Event):
+    """A resource the user subscribed to changed on its server (read it again to see how)."""
+
+    kind: ClassVar[str] = "resource_updated"
+    server: str
+    uri: str
+
+
 # --- asking the user (app.core.asking) --------------------------------------
 
 
