@@ -149,7 +149,12 @@ class TraceStore:
             "tool_call",
             f"{event.server}.{event.tool}",
             started=event.ts,
-            data={"server": event.server, "tool": event.tool, "arguments": dict(event.arguments)},
+            data={
+                "call_id": event.call_id,
+                "server": event.server,
+                "tool": event.tool,
+                "arguments": dict(event.arguments),
+            },
         )
         self._calls[event.call_id] = self._insert(self._container(event.turn_id), node)
 

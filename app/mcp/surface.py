@@ -14,6 +14,7 @@ import mcp_types
 import pydantic
 from mcp import Client, MCPError
 
+from app.mcp.catalog import Catalog
 from app.mcp.connection import ServerConnection
 from app.mcp.supervisor import Supervisor
 from app.mcp.uritemplate import matches
@@ -128,3 +129,32 @@ async def _ask(server: str, what: str, request: Any) -> Any:
         raise SurfaceError(f"server {server} could not {what}: {exc.error.message}") from exc
     except pydantic.ValidationError as exc:
         raise SurfaceError(f"server {server} sent a reply to {what} that cannot be used: {exc}") from exc
+
+
+class Surface:
+    """The functions above bound to one supervisor, for the window (which holds no supervisor)."""
+
+    def __init__(self, supervisor: Supervisor) -> None:
+        self.supervisor = supervisor
+
+    def catalog(self, server: str) -> tuple[Catalog, tuple[mcp_types.Tool, ...]] | None:
+        """How ``server`` introduced itself and what it offers, with its tools; None if unknown."""
+        connection = self.supervisor.connections.get(server)
+        return (connection.catalog, connection.tools) if connection is not None else None
+
+    def prompts(self) -> list[Listed]:
+        return prompts(self.supervisor)
+
+    async def read(self, server: str, uri: str) -> mcp_types.ReadResourceResult:
+        return (await read_resource(self.supervisor, uri, server)).item
+
+    async def prompt(self, name: str, arguments: dict[str, str]) -> mcp_types.GetPromptResult:
+        return (await get_prompt(self.supervisor, name, arguments)).item
+
+    async def complete(
+        self, server: str, ref: str, argument: str, value: str, context: dict[str, str]
+    ) -> list[str]:
+        return await complete(self.supervisor, server, ref, argument, value, context)
+
+    async def subscribe(self, server: str, uri: str) -> str:
+        return await subscribe(self.supervisor, uri, server)

@@ -33,6 +33,7 @@ class ContentParts(QWidget):
         column.setContentsMargins(0, 4, 0, 0)
         for part in parts:
             column.addWidget(self._widget(part))
+        column.addStretch(1)  # parts stay at the top of a tall view
 
     def _widget(self, part: Mapping[str, Any]) -> QWidget:
         kind = part.get("type")

@@ -11,6 +11,7 @@ from mcp_types import (
     ResourceLink,
     TextContent,
     TextResourceContents,
+    ToolAnnotations,
 )
 from pydantic import BaseModel
 
@@ -36,7 +37,7 @@ def broken_weather(city: str) -> Weather:
     return Weather.model_construct(temperature="warm", conditions=city)  # skips pydantic's check
 
 
-@app.tool()
+@app.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
 def picture() -> CallToolResult:
     """An image, an embedded text resource, a link, and a line for the user only."""
     private = Annotations(audience=["user"])
