@@ -32,6 +32,10 @@ class ProgressUpdate:
     def to_dict(self) -> dict[str, float | str | None]:
         return dataclasses.asdict(self)
 
+    def event_fields(self) -> dict[str, float | str | None]:
+        """The fields of a ``ToolCallProgress`` event (whose message is text, empty when none)."""
+        return {**self.to_dict(), "message": self.message or ""}
+
 
 ProgressReceiver = Callable[[ProgressUpdate], None]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import anyio
 
@@ -18,6 +19,23 @@ from app.core.tools import ToolResult
 
 CANCELLED_TEXT = "The call was cancelled by the user."
 CANCELLED = ToolResult(CANCELLED_TEXT, is_error=True)  # compared by identity: this call was stopped
+
+
+def finished_fields(result: ToolResult, ms: float) -> dict[str, Any]:
+    """A call's ``ToolCallFinished`` fields beyond its name and arguments."""
+    return {
+        "result": result.text,
+        "is_error": result.is_error,
+        "duration_ms": ms,
+        "cancelled": result is CANCELLED,
+        "structured": result.structured,
+        "parts": result.parts,
+    }
+
+
+def as_message(result: ToolResult) -> dict[str, Any]:
+    """The fields of the tool message the model gets for ``result``."""
+    return {"text": result.text, "is_error": result.is_error, "structured": result.structured}
 
 
 class RunningCalls:

@@ -33,7 +33,6 @@ from app.core.backend import (
 )
 from app.core.echo import EchoDetector
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.progress import ProgressUpdate
 from app.core.toolrun import CallRecord, ToolRunner
 from app.core.tools import (
     USER_SOURCE,
@@ -292,55 +291,30 @@ class _Turn:
 
     async def _call(self, call: ToolCall) -> None:
         server, tool = self.s.runner.identify(call)
-        call_id = f"{self.id}-{call.id}"
-        named = {"call_id": call_id, "server": server, "tool": tool}
+        named = {"call_id": f"{self.id}-{call.id}", "server": server, "tool": tool}
         self.emit(ev.ToolCallStarted, **named, arguments=call.arguments)
         started = time.perf_counter()
         try:
             result, ms = await self.s.running.run(
-                call_id, lambda: self.s.runner.run(call), lambda p: self._progress(named, p)
+                named["call_id"],
+                lambda: self.s.runner.run(call),
+                lambda update: self.emit(ev.ToolCallProgress, **named, **update.event_fields()),
             )
         except asyncio.CancelledError:  # the whole turn stopped: the call's node says so too
-            ms = (time.perf_counter() - started) * 1000
-            self._finished(call, named, running.CANCELLED, ms)
+            self._finished(call, named, running.CANCELLED, (time.perf_counter() - started) * 1000)
             raise
         self._finished(call, named, result, ms)
         self.messages.append(
-            Message(
-                "tool",
-                result.text,
-                tool_call_id=call.id,
-                tool_name=call.name,
-                is_error=result.is_error,
-                structured=result.structured,
-            )
+            Message("tool", tool_call_id=call.id, tool_name=call.name, **running.as_message(result))
         )
         if not result.is_error:
             self.sources.append(Source(result.text, call_label(tool, call.arguments), server))
 
-    def _progress(self, named: dict[str, str], update: ProgressUpdate) -> None:
-        self.emit(
-            ev.ToolCallProgress,
-            **named,
-            progress=update.progress,
-            total=update.total,
-            message=update.message or "",
-        )
-
     def _finished(self, call: ToolCall, named: dict[str, str], result: ToolResult, ms: float) -> None:
-        self.emit(
-            ev.ToolCallFinished,
-            **named,
-            arguments=call.arguments,
-            result=result.text,
-            is_error=result.is_error,
-            duration_ms=ms,
-            cancelled=result is running.CANCELLED,
-            structured=result.structured,
-            parts=result.parts,
-        )
+        arguments = call.arguments
+        self.emit(ev.ToolCallFinished, **named, arguments=arguments, **running.finished_fields(result, ms))
         self.outcome.tool_calls.append(
-            CallRecord(named["server"], named["tool"], call.arguments, result.text, result.is_error, ms)
+            CallRecord(named["server"], named["tool"], arguments, result.text, result.is_error, ms)
         )
 
     def _all_sources(self) -> list[Source]:

@@ -81,7 +81,8 @@ class TraceStore:
 
     def apply(self, event: ev.Event) -> None:
         handler = getattr(self, f"_on_{event.kind}", None)
-        if handler is not None and (event.turn_id in self._turns or isinstance(event, ev.TurnStarted)):
+        outside_turns = isinstance(event, ev.TurnStarted | ev.ServerLog)
+        if handler is not None and (event.turn_id in self._turns or outside_turns):
             handler(event)
 
     # --- building blocks ---
@@ -178,6 +179,14 @@ class TraceStore:
             update = {"progress": event.progress, "total": event.total, "message": event.message}
             node.data["progress"] = update
             self._changed(node)
+
+    def _on_server_log(self, event: ev.ServerLog) -> None:
+        """A log line from a server while one of its calls runs belongs to that call (a 2026-07-28
+        server sends log lines only inside the request that asked for them)."""
+        running = [node for node in self._calls.values() if node.data.get("server") == event.server]
+        if running:
+            running[-1].data.setdefault("logs", []).append(f"[{event.level}] {event.message}")
+            self._changed(running[-1])
 
     def _on_user_asked(self, event: ev.UserAsked) -> None:
         """Under the call it interrupts (an approval, a server's question mid-call), else the step."""
