@@ -80,6 +80,7 @@ async def _answer(args: argparse.Namespace, values: dict[str, str], supervisor: 
     from app.mcp import surface
     from app.mcp.uritemplate import expand
 
+    await surface.listed(supervisor)
     if args.command == "resources":
         return out.resources_dict(surface.resources(supervisor), surface.templates(supervisor))
     if args.command == "prompts":

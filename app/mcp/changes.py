@@ -54,7 +54,11 @@ class ListChanges:
         logger.info("server %s: its %s changed; listing them again", self.server, what)
         count = await self.relist(what)
         if count is not None:
-            self.sink(ev.ServerListChanged(server=self.server, what=what, count=count))
+            self.report(what, count)
+
+    def report(self, what: str, count: int) -> None:
+        """``what`` was listed (again): ``count`` of them now."""
+        self.sink(ev.ServerListChanged(server=self.server, what=what, count=count))
 
 
 class Listening:
@@ -75,10 +79,11 @@ class Listening:
         return self.client.protocol_version in MODERN_PROTOCOL_VERSIONS
 
     async def run(self, group: anyio.abc.TaskGroup) -> None:
-        """Open the stream in ``group`` (where there is anything to listen for)."""
+        """Open the stream in ``group`` (where there is anything to listen for); returns once the
+        server has acknowledged it, so no change after this is missed."""
         self._group = group
         if self.modern and (any(self.wanted.values()) or self.uris):
-            group.start_soon(self._listen)
+            await group.start(self._listen)
 
     async def subscribe(self, uri: str) -> None:
         """Updates of ``uri`` from now on: a new stream with it in the filter, or ``resources/subscribe``."""
@@ -91,9 +96,10 @@ class Listening:
         if self._scope is not None:
             self._scope.cancel()
         if self._group is not None:
-            self._group.start_soon(self._listen)
+            await self._group.start(self._listen)
 
-    async def _listen(self) -> None:
+    async def _listen(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        started = False
         with anyio.CancelScope() as self._scope:
             try:
                 async with self.client.listen(
@@ -102,7 +108,11 @@ class Listening:
                     prompts_list_changed=self.wanted["prompts"],
                     resource_subscriptions=tuple(self.uris),
                 ) as stream:
+                    task_status.started()
+                    started = True
                     async for _event in stream:  # the SDK tees each event to ListChanges
                         pass
             except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError):
                 logger.info("the change stream of this server ended", exc_info=True)
+        if not started:
+            task_status.started()  # the caller goes on without a stream

@@ -79,6 +79,7 @@ class ServerConnection:
         self.tools: tuple[mcp_types.Tool, ...] = ()
         self.catalog = Catalog()  # resources, templates, prompts, and how the server introduced itself
         self.listening: Listening | None = None  # the session's change stream (2026-07-28)
+        self.catalog_listed = asyncio.Event()  # set once this session's catalog is listed (or failed)
         if self.handlers.changes is not None:
             self.handlers.changes.relist = self._relist
         self.skipped: tuple[str, ...] = ()  # why tools of the last listing are not offered
@@ -215,12 +216,25 @@ class ServerConnection:
         self.timing.connected = time.perf_counter() - began
         self._adopt(await all_tools(client))
         self.timing.listed = time.perf_counter() - began
-        self.catalog = await catalog_of(client)
         group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(group.cancel_scope.cancel)  # first out: the stream must not hold the exit
-        self.listening = Listening(client, self.catalog.capabilities)
-        await self.listening.run(group)
+        self.catalog_listed = asyncio.Event()
+        group.start_soon(self._list_catalog, client, group)  # tools suffice to be ready; the rest follows
         return client
+
+    async def _list_catalog(self, client: Client, group: anyio.abc.TaskGroup) -> None:
+        """Resources, templates and prompts, then the change stream; a failure leaves them empty."""
+        try:
+            self.catalog = await catalog_of(client)
+            self.listening = Listening(client, self.catalog.capabilities)
+            await self.listening.run(group)
+        except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            logger.info("server %s: could not list what it offers besides tools: %s", self.name, exc)
+        finally:
+            self.catalog_listed.set()
+        if self.handlers.changes is not None:  # the window shows the catalog now
+            self.handlers.changes.report("resources", len(self.catalog.resources))
+            self.handlers.changes.report("prompts", len(self.catalog.prompts))
 
     async def _relist(self, what: str) -> int | None:
         """The server says its ``what`` changed: list it again; returns how many there are now,
@@ -231,7 +245,8 @@ class ServerConnection:
         try:
             if what == "tools":
                 self._adopt(await all_tools(client))
-                self.on_change(self)  # the supervisor re-indexes the tools
+                if self.state == "ready":  # while starting, going ready indexes them anyway
+                    self.on_change(self)  # the supervisor re-indexes the tools
             else:
                 kinds = {"resources": what == "resources", "prompts": what == "prompts"}
                 self.catalog = await relisted(client, self.catalog, **kinds)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import anyio
 import mcp_types
 import pydantic
 from mcp import Client, MCPError
@@ -32,6 +33,14 @@ class Listed:
     item: Any
 
 
+async def listed(supervisor: Supervisor, timeout: float = 10.0) -> None:
+    """Until every ready server's resources and prompts are listed (they follow its tools)."""
+    waits = [c.catalog_listed.wait() for _, c in _ready(supervisor)]
+    with anyio.move_on_after(timeout):
+        for wait in waits:
+            await wait
+
+
 def resources(supervisor: Supervisor) -> list[Listed]:
     return [Listed(n, r) for n, c in _ready(supervisor) for r in c.catalog.resources]
 
@@ -46,6 +55,7 @@ def prompts(supervisor: Supervisor) -> list[Listed]:
 
 async def read_resource(supervisor: Supervisor, uri: str, server: str = "") -> Listed:
     """The contents of ``uri`` (``item`` is the ``ReadResourceResult``)."""
+    await listed(supervisor)
     name = server or _resource_server(supervisor, uri)
     client = await _client(supervisor, name)
     return Listed(name, await _ask(name, f"read {uri}", client.read_resource(uri, cache_mode="bypass")))
@@ -53,6 +63,7 @@ async def read_resource(supervisor: Supervisor, uri: str, server: str = "") -> L
 
 async def subscribe(supervisor: Supervisor, uri: str, server: str = "") -> str:
     """Report updates of ``uri`` from now on (``ResourceUpdated`` events); returns the server's name."""
+    await listed(supervisor)  # which server lists it, and its change stream, follow its tools
     name = server or _resource_server(supervisor, uri)
     await _client(supervisor, name)  # waits for a starting server, or says why it is not there
     listening = supervisor.connections[name].listening

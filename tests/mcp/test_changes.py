@@ -15,9 +15,10 @@ pytestmark = pytest.mark.anyio
 async def test_a_tool_added_at_run_time_is_listed_again_indexed_and_reported(supervise):
     supervisor, log = supervise(script_entry("changing", "changing.py"))
     await supervisor.start()
+    await surface.listed(supervisor)  # the change stream opens once the catalog is listed
     assert supervisor.resolve("fresh") is None
     assert (await supervisor.call_tool("grow", {"name": "fresh"})).text == "added fresh"
-    changed = await log.wait_for(lambda e: isinstance(e, ev.ServerListChanged))
+    changed = await log.wait_for(lambda e: isinstance(e, ev.ServerListChanged) and e.what == "tools")
     assert (changed.server, changed.what, changed.count) == ("changing", "tools", 3)  # type: ignore[attr-defined]
     assert supervisor.resolve("fresh") is not None
     assert (await supervisor.call_tool("fresh", {})).text == "I am fresh"

@@ -23,6 +23,7 @@ def anyio_backend() -> str:
 async def two() -> AsyncIterator[Supervisor]:
     """The rich server beside one with neither resources nor prompts."""
     async with started(script_entry("rich", "rich.py"), script_entry("basic", "basic.py")) as supervisor:
+        await surface.listed(supervisor)
         yield supervisor
 
 

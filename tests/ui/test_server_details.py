@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QPlainTextEdit
 
 from app.core import events as ev
 from app.mcp.supervisor import Supervisor
-from app.mcp.surface import Surface
+from app.mcp.surface import Surface, listed
 from app.ui.prompt_form import PromptForm, SlashPrompts
 from app.ui.servers_panel import ServersPanel
 from tests.mcp.helpers import script_entry
@@ -17,6 +17,7 @@ from tests.mcp.helpers import script_entry
 def panel(qtbot, arun):
     supervisor = Supervisor([script_entry("rich", "rich.py")])
     arun(supervisor.start(), timeout=60)
+    arun(listed(supervisor))
     panel = ServersPanel(supervisor)
     qtbot.addWidget(panel)
     panel.show_details(Surface(supervisor))
