@@ -292,6 +292,10 @@ class Engine:
         if self._session is not None:
             self._session.cancel()
 
+    def cancel_call(self, call_id: str) -> bool:
+        """Stop one running tool call alone: the model hears it was cancelled, the turn goes on."""
+        return self._session is not None and self._session.cancel_call(call_id)
+
     async def aclose(self) -> None:
         """Stop the turn, every server process tree, and the backend."""
         self.cancel()

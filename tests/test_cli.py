@@ -91,7 +91,9 @@ def test_call_json_reports_server_tool_and_structured_result(basic_only, capsys)
         "result": "42.0",
         "is_error": False,
         "structured": {"result": 42.0},
+        "parts": [],
         "asked": [],
+        "progress": [],
     }
 
 

@@ -6,6 +6,7 @@
               [--yes] [--decline] [--elicit JSON] (also on ask): how requests for a person are answered
     calculon servers [--json]                      each configured server's state
     calculon ask PROMPT [--backend B] [--model M] [--json] [--strict/--no-strict]
+    calculon resources|read|prompts|prompt|complete  what servers offer besides tools (app.cli.surface)
     calculon serve NAME                            one bundled server over stdio
     calculon --self-test                           check this installation, then exit 0 or 1
 
@@ -48,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     servers = commands.add_parser("servers", help="start the configured servers and show their state")
     servers.add_argument("--json", action="store_true", help="print JSON")
     _add_ask(commands)
+    from app.cli import surface  # here, not above: it needs the exit codes defined first
+
+    surface.add_parsers(commands)
     serve = commands.add_parser("serve", help="run one bundled MCP server over stdio")
     serve.add_argument("name", metavar="NAME")
     return parser

@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
-from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
+from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output, surface
 from app.cli.visible import show
+from app.core import progress
 from app.core.tools import ToolInfo, ToolResult
 from app.jsonfile import JsonProblem, loads
 from app.mcp.config import SERVER_NAME, ConfigError, ServerEntry, load_config
@@ -25,7 +26,14 @@ from app.settings import Settings, SettingsError, strict_settings
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    handlers = {"tools": tools, "call": call, "servers": servers, "ask": ask, "serve": serve}
+    handlers = {
+        "tools": tools,
+        "call": call,
+        "servers": servers,
+        "ask": ask,
+        "serve": serve,
+        **surface.COMMANDS,
+    }
     try:
         return handlers[args.command](args)
     except (ConfigError, SettingsError) as exc:
@@ -157,6 +165,7 @@ async def _call(args: argparse.Namespace, arguments: dict[str, Any], user: Any) 
     from app.cli.calling import CallPermissions
 
     permissions = CallPermissions(user, load_config(args.config), output.AskLog(sys.stderr))
+    updates: list[progress.ProgressUpdate] = []
     try:
         async with running_servers(
             args.config, _server_named_in(args), permissions.handlers, wait=False
@@ -166,13 +175,15 @@ async def _call(args: argparse.Namespace, arguments: dict[str, Any], user: Any) 
             if info is not None:  # naming the tool on the command line is asking for this call
                 permissions.approvals.grant(info)
             refusal = await permissions.approvals(info, arguments) if info else None
-            result = (
-                ToolResult(refusal, True) if refusal else await supervisor.call_tool(args.tool, arguments)
-            )
+            with progress.reporting_to(updates.append):
+                result = (
+                    ToolResult(refusal, True) if refusal else await supervisor.call_tool(args.tool, arguments)
+                )
     finally:
         await permissions.aclose()
     if args.json:
-        show(output.call_json(info, args.tool, arguments, result, permissions.log.answered), as_json=True)
+        answered = permissions.log.answered
+        show(output.call_json(info, args.tool, arguments, result, answered, updates), as_json=True)
     elif not result.is_error:
         show(result.text)
     if result.is_error:

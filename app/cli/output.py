@@ -8,7 +8,9 @@ from typing import Any, TextIO
 
 from app.cli.visible import visible, visible_line
 from app.core import events as ev
+from app.core.progress import ProgressUpdate
 from app.core.tools import ToolInfo, ToolResult
+from app.core.trace import progress_text
 from app.mcp.lifecycle import ServerStatus
 
 _CLIP = 200  # characters of a tool result or argument list in the live log
@@ -61,6 +63,7 @@ def call_json(
     arguments: Mapping[str, Any],
     result: ToolResult,
     asked: Sequence[ev.UserAnswered] = (),
+    updates: Sequence[ProgressUpdate] = (),
 ) -> str:
     body = {
         "server": info.server if info else None,
@@ -69,7 +72,9 @@ def call_json(
         "result": result.text,
         "is_error": result.is_error,
         "structured": result.structured,
+        "parts": list(result.parts),
         "asked": [_asked_dict(a) for a in asked],
+        "progress": [u.to_dict() for u in updates],
     }
     return json.dumps(body, ensure_ascii=False, default=str)
 
@@ -190,6 +195,7 @@ _DESCRIBERS: dict[type, Any] = {
     ev.StepFinished: lambda e: f"step {e.step}: {e.tokens} tokens in {e.duration_ms / 1000:.1f} s",
     ev.ToolCallStarted: lambda e: f"  -> {e.server}.{e.tool} {_clip(json.dumps(dict(e.arguments)))}",
     ev.ToolCallFinished: _tool_finished,
+    ev.ToolCallProgress: lambda e: f"     {e.tool}: {progress_text(e.progress, e.total, e.message)}",
     ev.CheckFinished: _check,
     ev.AnswerReady: lambda e: "answer ready" + _verdict(e),
     ev.Notice: lambda e: f"note: {e.message}",

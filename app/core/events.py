@@ -92,24 +92,40 @@ class StepFinished(Event):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class ToolCallStarted(Event):
-    kind: ClassVar[str] = "tool_call_started"
+class ToolCallEvent(Event):
+    """Base of the events of one tool call, which ``call_id`` names within its turn."""
+
     call_id: str
     server: str
     tool: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolCallStarted(ToolCallEvent):
+    kind: ClassVar[str] = "tool_call_started"
     arguments: Mapping[str, Any]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class ToolCallFinished(Event):
+class ToolCallFinished(ToolCallEvent):
     kind: ClassVar[str] = "tool_call_finished"
-    call_id: str
-    server: str
-    tool: str
     arguments: Mapping[str, Any]
     result: str
     is_error: bool
     duration_ms: float
+    cancelled: bool = False  # the user stopped it (the result says so to the model)
+    structured: Any = None  # the validated structuredContent, when the tool gave one
+    parts: tuple[Mapping[str, Any], ...] = ()  # non-text content for the window (app.mcp.content)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolCallProgress(ToolCallEvent):
+    """A server's ``notifications/progress`` for a running call; ``total`` is None when unknown."""
+
+    kind: ClassVar[str] = "tool_call_progress"
+    progress: float
+    total: float | None = None
+    message: str = ""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -195,6 +211,25 @@ class ServerLog(Event):
     level: str  # debug, info, notice, warning, error, critical, alert, emergency
     logger: str = ""
     message: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServerListChanged(Event):
+    """A server said its ``what`` (tools, resources, prompts) changed; they were listed again."""
+
+    kind: ClassVar[str] = "server_list_changed"
+    server: str
+    what: str
+    count: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ResourceUpdated(Event):
+    """A resource the user subscribed to changed on its server (read it again to see how)."""
+
+    kind: ClassVar[str] = "resource_updated"
+    server: str
+    uri: str
 
 
 # --- asking the user (app.core.asking) --------------------------------------

@@ -42,3 +42,4 @@ class Message:
     tool_name: str = ""
     is_error: bool = False
     provider_data: Any = None
+    structured: Any = None  # a tool result's validated structuredContent, for backends that take JSON

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.core import events as ev
+from app.core import running
 from app.core.backend import (
     Backend,
     BackendError,
@@ -41,6 +42,7 @@ from app.core.tools import (
     Source,
     ToolInfo,
     ToolProvider,
+    ToolResult,
     ToolSelector,
 )
 
@@ -125,6 +127,7 @@ class ChatSession:
         self.max_reasks = max_reasks
         self.selector = selector
         self.runner = ToolRunner(tools, approve)
+        self.running = running.RunningCalls()
         self.history: list[Message] = []
         self._sources: list[Source] = []  # user words and tool results: what may back a number
         self._sinks: list[ev.EventSink] = []
@@ -145,6 +148,10 @@ class ChatSession:
         if self._task is not None and not self._task.done():
             self._cancel_requested = True
             self._task.cancel()
+
+    def cancel_call(self, call_id: str) -> bool:
+        """Stop one running call; the model is told the user cancelled it and the turn goes on."""
+        return self.running.cancel(call_id)
 
     def reset(self) -> None:
         self.history.clear()
@@ -294,28 +301,32 @@ class _Turn:
 
     async def _call(self, call: ToolCall) -> None:
         server, tool = self.s.runner.identify(call)
-        call_id = f"{self.id}-{call.id}"
-        self.emit(ev.ToolCallStarted, call_id=call_id, server=server, tool=tool, arguments=call.arguments)
-        result, ms = await self.s.runner.run(call)
-        self.emit(
-            ev.ToolCallFinished,
-            call_id=call_id,
-            server=server,
-            tool=tool,
-            arguments=call.arguments,
-            result=result.text,
-            is_error=result.is_error,
-            duration_ms=ms,
-        )
-        self.outcome.tool_calls.append(
-            CallRecord(server, tool, call.arguments, result.text, result.is_error, ms)
-        )
+        named = {"call_id": f"{self.id}-{call.id}", "server": server, "tool": tool}
+        self.emit(ev.ToolCallStarted, **named, arguments=call.arguments)
+        started = time.perf_counter()
+        try:
+            result, ms = await self.s.running.run(
+                named["call_id"],
+                lambda: self.s.runner.run(call),
+                lambda update: self.emit(ev.ToolCallProgress, **named, **update.event_fields()),
+            )
+        except asyncio.CancelledError:  # the whole turn stopped: the call's node says so too
+            self._finished(call, named, running.CANCELLED, (time.perf_counter() - started) * 1000)
+            raise
+        self._finished(call, named, result, ms)
         self.messages.append(
-            Message("tool", result.text, tool_call_id=call.id, tool_name=call.name, is_error=result.is_error)
+            Message("tool", tool_call_id=call.id, tool_name=call.name, **running.as_message(result))
         )
         if not result.is_error:
             trusted = self.s.trusted(server)
             self.sources.append(Source(result.text, call_label(tool, call.arguments), server, trusted))
+
+    def _finished(self, call: ToolCall, named: dict[str, str], result: ToolResult, ms: float) -> None:
+        arguments = call.arguments
+        self.emit(ev.ToolCallFinished, **named, arguments=arguments, **running.finished_fields(result, ms))
+        self.outcome.tool_calls.append(
+            CallRecord(named["server"], named["tool"], arguments, result.text, result.is_error, ms)
+        )
 
     def _all_sources(self) -> list[Source]:
         return [*self.s._sources, *self.sources]

@@ -31,6 +31,8 @@ class ToolResult:
     text: str
     is_error: bool = False
     structured: Any = None
+    # What the window shows beside the text (images, embedded resources, links): see app.mcp.content.
+    parts: tuple[Mapping[str, Any], ...] = ()
 
 
 class ToolProvider(Protocol):

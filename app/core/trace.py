@@ -81,7 +81,8 @@ class TraceStore:
 
     def apply(self, event: ev.Event) -> None:
         handler = getattr(self, f"_on_{event.kind}", None)
-        if handler is not None and (event.turn_id in self._turns or isinstance(event, ev.TurnStarted)):
+        outside_turns = isinstance(event, ev.TurnStarted | ev.ServerLog)
+        if handler is not None and (event.turn_id in self._turns or outside_turns):
             handler(event)
 
     # --- building blocks ---
@@ -149,7 +150,12 @@ class TraceStore:
             "tool_call",
             f"{event.server}.{event.tool}",
             started=event.ts,
-            data={"server": event.server, "tool": event.tool, "arguments": dict(event.arguments)},
+            data={
+                "call_id": event.call_id,
+                "server": event.server,
+                "tool": event.tool,
+                "arguments": dict(event.arguments),
+            },
         )
         self._calls[event.call_id] = self._insert(self._container(event.turn_id), node)
 
@@ -158,10 +164,29 @@ class TraceStore:
         if node is None:
             self._on_tool_call_started(ev.ToolCallStarted(**_call_fields(event)))
             node = self._calls.pop(event.call_id)
-        node.status = "error" if event.is_error else "ok"
+        node.status = "cancelled" if event.cancelled else "error" if event.is_error else "ok"
         node.duration_ms = event.duration_ms
         node.data.update(result=event.result, is_error=event.is_error)
+        if event.structured is not None:
+            node.data["structured"] = event.structured
+        if event.parts:  # image bytes stay out of the details pane: their size says enough
+            node.data["parts"] = [{k: v for k, v in p.items() if k != "data"} for p in event.parts]
         self._changed(node)
+
+    def _on_tool_call_progress(self, event: ev.ToolCallProgress) -> None:
+        node = self._calls.get(event.call_id)
+        if node is not None:
+            update = {"progress": event.progress, "total": event.total, "message": event.message}
+            node.data["progress"] = update
+            self._changed(node)
+
+    def _on_server_log(self, event: ev.ServerLog) -> None:
+        """A log line from a server while one of its calls runs belongs to that call (a 2026-07-28
+        server sends log lines only inside the request that asked for them)."""
+        running = [node for node in self._calls.values() if node.data.get("server") == event.server]
+        if running:
+            running[-1].data.setdefault("logs", []).append(f"[{event.level}] {event.message}")
+            self._changed(running[-1])
 
     def _on_user_asked(self, event: ev.UserAsked) -> None:
         """Under the call it interrupts (an approval, a server's question mid-call), else the step."""
@@ -224,6 +249,20 @@ class TraceStore:
         self._steps.pop(event.turn_id, None)
         self._streaming.pop(event.turn_id, None)
         self._changed(turn)
+
+
+def status_text(node: TraceNode) -> str:
+    """What the status column says: a running call's progress (``running 2/4 (50%)``), else its status."""
+    update = node.data.get("progress") if node.status == "running" else None
+    if not update:
+        return node.status
+    return f"running {progress_text(update['progress'], update['total'], update['message'])}"
+
+
+def progress_text(value: float, total: float | None, message: str = "") -> str:
+    """``2/4 (50%)``, or just the count when the server gives no total."""
+    count = f"{value:g}/{total:g} ({value / total:.0%})" if total else f"{value:g}"
+    return f"{count} {message}".strip()
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -7,6 +7,7 @@ the call is reported to the owner, which decides whether to restart.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,13 +15,17 @@ import anyio
 import mcp_types
 import pydantic
 from mcp import MCPError
+from mcp.shared.dispatcher import ProgressFnT
 
+from app.core.progress import ProgressUpdate, current_receiver
 from app.core.tools import ToolResult
 from app.mcp.connection import ServerConnection
 from app.mcp.inbound import BAD_REPLY
 from app.mcp.lifecycle import exit_message, stderr_hint
 from app.mcp.results import tool_result
 from app.mcp.transport import StdioTransport
+
+logger = logging.getLogger(__name__)
 
 _ON_PURPOSE = {"stop": "stopped", "restart": "restarted", "stuck": "restarted"}
 
@@ -36,17 +41,45 @@ async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[
     try:
         # Our deadline, not the SDK's read timeout: it stands still while the user is asked.
         with connection.handlers.clock.deadline(limit) as deadline:
-            result = await client.call_tool(tool, dict(arguments))
+            result = await client.call_tool(tool, dict(arguments), progress_callback=_progress_to(name, tool))
     except MCPError as exc:
         return await _call_error(connection, tool, exc, transport)
     except pydantic.ValidationError as exc:
         return ToolResult(f"tool {tool} on server {name} returned a malformed result: {exc}", True)
-    except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
-        # The owner closed this client between our lookup and the send (a restart or stop).
-        return ToolResult(f"the connection to server {name} closed before tool {tool} ran", True)
+    except RuntimeError as exc:
+        if _schema_mismatch(exc):
+            why = str(exc).split("\n\n", 1)[0]  # jsonschema's report goes on to quote the schema
+            return ToolResult(f"tool {tool} on server {name} failed its output schema check: {why}", True)
+        return _closed_before(name, tool)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return _closed_before(name, tool)
     if deadline.cancelled_caught:
         return _timed_out(connection, tool)
     return tool_result(result)
+
+
+def _schema_mismatch(exc: RuntimeError) -> bool:
+    """The SDK checks structuredContent against the tool's outputSchema and says so in a RuntimeError,
+    the same type it raises for a closed client: the wording is what tells them apart."""
+    text = str(exc)
+    return "structured content" in text or "Invalid schema for tool" in text
+
+
+def _closed_before(name: str, tool: str) -> ToolResult:
+    # The owner closed this client between our lookup and the send (a restart or stop).
+    return ToolResult(f"the connection to server {name} closed before tool {tool} ran", True)
+
+
+def _progress_to(server: str, tool: str) -> ProgressFnT:
+    """Every call carries a progress token; the updates go to whoever started the call, if anyone."""
+    receiver = current_receiver()  # read now: the SDK calls back from its own task
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        logger.debug("server %s, tool %s: progress %s/%s %s", server, tool, progress, total, message or "")
+        if receiver is not None:
+            receiver(ProgressUpdate(progress, total, message))
+
+    return on_progress
 
 
 def _timed_out(connection: ServerConnection, tool: str) -> ToolResult:

@@ -29,6 +29,8 @@ import mcp_types
 from mcp import Client, MCPDeprecationWarning, MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from app.mcp.catalog import Catalog, catalog_of, relisted
+from app.mcp.changes import Listening
 from app.mcp.config import ServerEntry
 from app.mcp.handlers import ClientHandlers
 from app.mcp.lifecycle import (
@@ -75,11 +77,17 @@ class ServerConnection:
         self.state = "stopped"
         self.last_error = ""
         self.tools: tuple[mcp_types.Tool, ...] = ()
+        self.catalog = Catalog()  # resources, templates, prompts, and how the server introduced itself
+        self.listening: Listening | None = None  # the session's change stream (2026-07-28)
+        self.catalog_listed = asyncio.Event()  # set once this session's catalog is listed (or failed)
+        if self.handlers.changes is not None:
+            self.handlers.changes.relist = self._relist
         self.skipped: tuple[str, ...] = ()  # why tools of the last listing are not offered
         self.timing = Timing()
         self.settled = asyncio.Event()  # set once the server was ready, or an attempt failed
         self._settle_waiters: list[asyncio.Future[None]] = []
         self._client: Client | None = None
+        self._session_client: Client | None = None  # from connect to teardown; _client only while ready
         self._transport: StdioTransport | None = None
         self._ready = asyncio.Event()
         self._wake = asyncio.Event()
@@ -202,11 +210,49 @@ class ServerConnection:
         began = time.perf_counter()
         client = Client(self._open_transport(), client_info=_CLIENT_INFO, **self.handlers.client_options())
         await stack.enter_async_context(client)
+        self._session_client = client  # a change notice may come before the session is ready
+        stack.callback(setattr, self, "_session_client", None)
         self.timing.spawned = self._transport.spawn_s if self._transport else 0.0
         self.timing.connected = time.perf_counter() - began
         self._adopt(await all_tools(client))
         self.timing.listed = time.perf_counter() - began
+        group = await stack.enter_async_context(anyio.create_task_group())
+        stack.callback(group.cancel_scope.cancel)  # first out: the stream must not hold the exit
+        self.catalog_listed = asyncio.Event()
+        group.start_soon(self._list_catalog, client, group)  # tools suffice to be ready; the rest follows
         return client
+
+    async def _list_catalog(self, client: Client, group: anyio.abc.TaskGroup) -> None:
+        """Resources, templates and prompts, then the change stream; a failure leaves them empty."""
+        try:
+            self.catalog = await catalog_of(client)
+            self.listening = Listening(client, self.catalog.capabilities)
+            await self.listening.run(group)
+        except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            logger.info("server %s: could not list what it offers besides tools: %s", self.name, exc)
+        finally:
+            self.catalog_listed.set()
+        if self.handlers.changes is not None:  # the window shows the catalog now
+            self.handlers.changes.report("resources", len(self.catalog.resources))
+            self.handlers.changes.report("prompts", len(self.catalog.prompts))
+
+    async def _relist(self, what: str) -> int | None:
+        """The server says its ``what`` changed: list it again; returns how many there are now,
+        or None when there is no session to ask (the next one lists everything anyway)."""
+        client = self._session_client
+        if client is None:
+            return None
+        try:
+            if what == "tools":
+                self._adopt(await all_tools(client))
+                if self.state == "ready":  # while starting, going ready indexes them anyway
+                    self.on_change(self)  # the supervisor re-indexes the tools
+            else:
+                kinds = {"resources": what == "resources", "prompts": what == "prompts"}
+                self.catalog = await relisted(client, self.catalog, **kinds)
+        except MCPError:
+            logger.info("server %s: could not list its %s again", self.name, what, exc_info=True)
+        return len({"tools": self.tools, "resources": self.catalog.resources}.get(what, self.catalog.prompts))
 
     def _adopt(self, listed: list[mcp_types.Tool]) -> None:
         tools, skipped = screen(listed)

@@ -6,7 +6,8 @@ task passes them to every ``Client`` it opens and knows nothing of what they do,
 so a new protocol feature (elicitation, sampling, roots, list_changed) is one new
 handler here, not another branch in the owner's state machine.
 
-Events: ``ServerLog(server, level, logger, message)`` for each log message a server sends.
+Events: ``ServerLog(server, level, logger, message)`` for each log message a server sends;
+``ServerListChanged`` and ``ResourceUpdated`` from :mod:`app.mcp.changes`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import mcp_types
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 
 from app.core import events as ev
+from app.mcp.changes import ListChanges
 from app.mcp.pause import CallClock
 
 logger = logging.getLogger(__name__)
@@ -39,16 +41,24 @@ class ClientHandlers:
     list_roots_callback: ListRootsFnT | None = None
     # Not for the Client: the server's call deadlines, which the handlers that ask the user pause.
     clock: CallClock = dataclasses.field(default_factory=CallClock)
+    # list_changed and resource updates; the message handler unless another is set.
+    changes: ListChanges | None = None
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for ``mcp.Client``: only the handlers that are set."""
-        fields = [f for f in dataclasses.fields(self) if f.name != "clock"]
-        return {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
+        fields = [f for f in dataclasses.fields(self) if f.name not in ("clock", "changes")]
+        options = {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
+        if self.changes is not None:
+            options.setdefault("message_handler", self.changes)
+        return options
 
 
 def server_handlers(server: str, sink: ev.EventSink) -> ClientHandlers:
-    """The handlers every supervised server gets: its log messages become ``ServerLog`` events."""
-    return ClientHandlers(logging_callback=ServerLogForwarder(server, sink), log_level="info")
+    """The handlers every supervised server gets: its log messages become ``ServerLog`` events,
+    and its lists are listed again when it says they changed (:mod:`app.mcp.changes`)."""
+    return ClientHandlers(
+        logging_callback=ServerLogForwarder(server, sink), log_level="info", changes=ListChanges(server, sink)
+    )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,17 +8,22 @@ from typing import Any
 import mcp_types
 
 from app.core.tools import ToolInfo, ToolResult
+from app.mcp import content
 
 MAX_TEXT = 1_000_000  # characters of a result the model and the trace get; the rest is cut, visibly
 
 
 def tool_result(result: mcp_types.CallToolResult, max_text: int = MAX_TEXT) -> ToolResult:
-    """The text a model reads: every content block in order, non-text ones described, cut at ``max_text``."""
-    parts = [_block_text(block) for block in result.content]
-    text = "\n".join(p for p in parts if p)
+    """The text a model reads: every content block meant for it in order, non-text ones described,
+    cut at ``max_text``; the window also gets the non-text blocks as parts (:mod:`app.mcp.content`)."""
+    texts = [_block_text(block) for block in result.content if content.for_model(block)]
+    text = "\n".join(t for t in texts if t)
     if not text and result.structured_content is not None:
         text = json.dumps(result.structured_content, ensure_ascii=False)
-    return ToolResult(truncated(text, max_text), bool(result.is_error), result.structured_content)
+    structured = result.structured_content
+    return ToolResult(
+        truncated(text, max_text), bool(result.is_error), structured, content.parts(result.content)
+    )
 
 
 def truncated(text: str, limit: int) -> str:

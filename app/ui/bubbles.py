@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.ui import theme
 from app.ui.text_view import TextView
@@ -56,7 +64,31 @@ class Bubble(QFrame):
         column.setSpacing(2)
         column.addLayout(top)
         column.addWidget(self.body)
+        self.progress_bar = QProgressBar(self)  # shown only while a server reports progress
+        self.progress_bar.hide()
+        column.addWidget(self.progress_bar)
         self.set_title(title)
+
+    def add_below(self, widget: QWidget) -> None:
+        """Something the body's text cannot hold (a result's images and links), under the body."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(layout.indexOf(self.progress_bar), widget)
+
+    def show_progress(self, fraction: float | None, text: str) -> None:
+        """A running call's progress; ``fraction`` None (no total) makes the bar indeterminate."""
+        bar = self.progress_bar
+        if fraction is None:
+            bar.setRange(0, 0)
+        else:
+            bar.setRange(0, 1000)
+            bar.setValue(round(fraction * 1000))
+        bar.setFormat(text)
+        bar.setTextVisible(True)
+        bar.show()
+
+    def end_progress(self) -> None:
+        self.progress_bar.hide()
 
     def set_title(self, title: str) -> None:
         self.header.setText(title)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from app.core import events as ev
+from app.core.progress import ProgressUpdate
+from app.core.trace import progress_text
 from app.ui import theme, verdict
 from app.ui.bubbles import Bubble, MarkdownBubble, PlainBubble
 from app.ui.chat_pane import ChatPane
+from app.ui.content_view import ContentParts
 
 
 def format_ms(ms: float | None) -> str:
@@ -16,13 +20,25 @@ def format_ms(ms: float | None) -> str:
     return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
 
 
+def result_text(event: ev.ToolCallFinished) -> str:
+    """The result as the model got it, and the structured content as formatted JSON."""
+    if event.structured is None:
+        return event.result
+    formatted = json.dumps(event.structured, indent=2, ensure_ascii=False, default=str)
+    if formatted == event.result:
+        return formatted
+    return f"{event.result}\n\nStructured content (checked against the tool's output schema):\n{formatted}"
+
+
 class ChatFeed:
     """Keeps track of the bubbles still growing in the running turn."""
 
-    def __init__(self, pane: ChatPane) -> None:
+    def __init__(self, pane: ChatPane, read_link: Callable[[str, str], object] = lambda _s, _u: None) -> None:
         self.pane = pane
+        self.read_link = read_link  # (server, uri): the user clicked a resource link in a result
         self._text: MarkdownBubble | None = None
         self._thought: PlainBubble | None = None
+        self._calls: dict[str, Bubble] = {}  # call id -> its bubble, while the call runs
 
     def handle(self, event: ev.Event) -> None:
         handler = getattr(self, f"_on_{event.kind}", None)
@@ -62,12 +78,27 @@ class ChatFeed:
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         self._close_streams()
         arguments = json.dumps(dict(event.arguments), indent=2, ensure_ascii=False, default=str)
-        self.pane.add_bubble(PlainBubble("tool_call", f"Tool call · {event.server}.{event.tool}", arguments))
+        bubble = PlainBubble("tool_call", f"Tool call · {event.server}.{event.tool}", arguments)
+        self._calls[event.call_id] = self.pane.add_bubble(bubble)
+
+    def _on_tool_call_progress(self, event: ev.ToolCallProgress) -> None:
+        bubble = self._calls.get(event.call_id)
+        if bubble is not None:
+            update = ProgressUpdate(event.progress, event.total, event.message)
+            bubble.show_progress(update.fraction, progress_text(event.progress, event.total, event.message))
 
     def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        running = self._calls.pop(event.call_id, None)
+        if running is not None:
+            running.end_progress()
         kind, word = ("tool_error", "Tool error") if event.is_error else ("tool_result", "Result")
+        word = "Cancelled" if event.cancelled else word
         title = f"{word} · {event.server}.{event.tool} · {format_ms(event.duration_ms)}"
-        self.pane.add_bubble(PlainBubble(kind, title, event.result))
+        bubble = self.pane.add_bubble(PlainBubble(kind, title, result_text(event)))
+        if event.parts:
+            parts = ContentParts(event.parts, bubble)
+            parts.link_activated.connect(lambda uri: self.read_link(event.server, uri))
+            bubble.add_below(parts)
 
     def _on_check_finished(self, event: ev.CheckFinished) -> None:
         # Only a rejected draft is marked here; a final verdict arrives with AnswerReady.
@@ -106,3 +137,6 @@ class ChatFeed:
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self._close_streams()
+        for bubble in self._calls.values():
+            bubble.end_progress()
+        self._calls.clear()

@@ -80,6 +80,11 @@ class ChatController(QObject):
         else:
             self._task.cancel()
 
+    def cancel_call(self, call_id: str) -> bool:
+        """Stop one running tool call; the turn goes on (the model hears it was cancelled)."""
+        cancel_call = getattr(self.runner, "cancel_call", None)
+        return bool(cancel_call(call_id)) if cancel_call is not None else False
+
     async def wait_idle(self) -> None:
         """Until the turn is over and the window has shown all of it."""
         await self._idle.wait()

@@ -23,7 +23,9 @@ from app.core.backend import BackendError
 from app.engine import Engine
 from app.mcp.config import ConfigError, load_config
 from app.mcp.retrieval.meter import schema_tokens  # here, not in the handler: a first import stalls a step
+from app.mcp.surface import Surface
 from app.settings import Settings, load_settings
+from app.ui import surface_ui
 from app.ui.ask_cards import CardUser
 from app.ui.controller import ChatController
 from app.ui.gc_guard import MainThreadCollector
@@ -108,6 +110,7 @@ def build_window(engine: Engine, settings: Settings) -> MainWindow:
         servers_config=lambda: load_config(engine.config.path),
     )
     window.set_model_label(model_label(settings))
+    surface_ui.install(window, Surface(engine.supervisor))
     window.settings_saved.connect(lambda new: _reconfigure(engine, window, new))
     engine.subscribe(lambda event: _meter(engine, window, event))
     # Questions become cards in the chat; a choice remembered there is in the settings dialog next time.

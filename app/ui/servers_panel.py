@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
 
 from app.core import events as ev
 from app.ui import theme
+from app.ui.resources_view import SurfaceControl
+from app.ui.server_details import ServerDetails
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +96,8 @@ class ServersPanel(QWidget):
         super().__init__(parent)
         self.control = control
         self.approvals = approvals
+        # What the server offers beyond its state (introduction, tools, logs, resources, prompts).
+        self.details: ServerDetails | None = None
         self.policy = QComboBox(self)
         self.policy.setObjectName("policy")
         self.policy.setToolTip("Whether the selected tool runs without asking; saved in the settings.")
@@ -137,17 +141,29 @@ class ServersPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.servers)
         splitter.addWidget(detail)
+        self.splitter = splitter
         splitter.setStretchFactor(1, 3)
         splitter.setSizes([120, 480])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
 
+    def show_details(self, surface: SurfaceControl) -> ServerDetails:
+        """Add the tabs of what each server offers, reached through ``surface``."""
+        self.details = ServerDetails(surface, self)
+        self.splitter.addWidget(self.details)
+        self.splitter.setSizes([100, 260, 420])
+        if (name := self.selected()) is not None:
+            self.details.show_server(name)
+        return self.details
+
     # --- state ---
 
     def handle(self, event: ev.Event) -> None:
         if isinstance(event, ev.ServerStateChanged):
             self.update_state(event)
+        if self.details is not None:
+            self.details.handle(event)
 
     def update_state(self, state: ev.ServerStateChanged) -> None:
         names = list(self.states)
@@ -184,6 +200,8 @@ class ServersPanel(QWidget):
         self.tools.addItems(sorted(snapshot.tools) if snapshot else [])
         self.show_policy()
         self.log.setPlainText("\n".join(snapshot.stderr_tail) if snapshot else "")
+        if self.details is not None and self.details.server != name:
+            self.details.show_server(name)
         self.log.verticalScrollBar().setValue(self.log.verticalScrollBar().maximum())
 
     def selected_tool(self) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from app.core.trace import TraceNode, TraceStore
+from app.core.trace import TraceNode, TraceStore, status_text
 from app.ui import theme
 
 COLUMNS = ("Step", "Server.tool", "Status", "Duration")
@@ -118,7 +118,7 @@ def _cell(node: TraceNode, column: int) -> str:
     if column == 1:
         return node.label if node.kind == "tool_call" else ""
     if column == 2:
-        return node.status
+        return status_text(node)
     return _duration(node.duration_ms)
 
 

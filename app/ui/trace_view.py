@@ -30,7 +30,12 @@ class TraceView(QWidget):
     """Tree over the trace store; the selected node's JSON shows below it.
 
     Ctrl+C or the context menu copies the selected node's details.
+
+    Signals:
+        cancel_call_requested(str): the user asked to stop this running tool call alone.
     """
+
+    cancel_call_requested = Signal(str)
 
     def __init__(self, store: TraceStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -72,6 +77,8 @@ class TraceView(QWidget):
         self.expand_action.triggered.connect(self.tree.expandAll)
         self.collapse_action = QAction("Collapse all", self.tree)
         self.collapse_action.triggered.connect(self.tree.collapseAll)
+        self.cancel_action = QAction("Cancel this call", self.tree)
+        self.cancel_action.triggered.connect(self._cancel_selected)
 
     def _connect(self) -> None:
         self.tree.selectionModel().currentChanged.connect(lambda current, _previous: self._show(current))
@@ -99,7 +106,19 @@ class TraceView(QWidget):
         menu = QMenu(self)
         self.copy_action.setEnabled(self.tree.currentIndex().isValid())
         menu.addActions([self.copy_action, self.expand_action, self.collapse_action])
+        if self.running_call():
+            menu.addAction(self.cancel_action)
         menu.popup(self.tree.viewport().mapToGlobal(position))
+
+    def running_call(self) -> str:
+        """The id of the selected tool call while it runs, else ""."""
+        node = self.model.node(self.tree.currentIndex())
+        running = node is not None and node.kind == "tool_call" and node.status == "running"
+        return str(node.data.get("call_id", "")) if running and node is not None else ""
+
+    def _cancel_selected(self) -> None:
+        if call_id := self.running_call():
+            self.cancel_call_requested.emit(call_id)
 
     def selected_details(self) -> str:
         node = self.model.node(self.tree.currentIndex())

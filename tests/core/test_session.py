@@ -15,7 +15,7 @@ from app.core.session import ChatSession
 from app.core.tools import CheckResult, Source
 from app.llm.scripted import ScriptedBackend
 from app.mcp.supervisor import Supervisor
-from tests.mcp.helpers import EventLog, script_entry
+from tests.mcp.helpers import EventLog, script_entry, started
 
 pytestmark = pytest.mark.anyio
 
@@ -28,10 +28,8 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="module")
 async def tools() -> AsyncIterator[Supervisor]:
     """One real server for the whole module: these tests are about the loop, not the server."""
-    supervisor = Supervisor([script_entry("basic", "basic.py")], tool_timeout_s=10)
-    await supervisor.start()
-    yield supervisor
-    await supervisor.aclose()
+    async with started(script_entry("basic", "basic.py"), tool_timeout_s=10) as supervisor:
+        yield supervisor
 
 
 def session_with(tools: Supervisor, steps: Sequence[Sequence[Chunk | str]], **options) -> ChatSession:

@@ -65,7 +65,8 @@ def test_ask_with_the_gemini_backend_runs_the_tool_and_prints_the_turn_as_json(w
     )
     assert [r.headers["x-goog-api-key"] for r in wire.requests] == ["test-key", "test-key"]
     (sent,) = g.function_responses(wire.requests[1])
-    assert sent == {"id": "c-1", "name": "add", "response": {"result": call["result"]}}
+    response = {"result": {"value": "5", "exact": True}, "text": call["result"]}  # structured content as JSON
+    assert sent == {"id": "c-1", "name": "add", "response": response}
 
 
 def test_ask_without_a_key_fails_and_says_how_to_set_one(wire, servers_file):

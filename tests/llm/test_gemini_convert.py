@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from google.genai import types
 
 from app.core.backend import ModelRequest
@@ -116,3 +118,15 @@ def test_config_without_tools_or_system_sends_neither():
     assert config.tools is None
     assert config.system_instruction is None
     assert config.thinking_config is None
+
+
+def test_a_structured_result_reaches_gemini_as_json_with_any_text_the_json_lacks():
+    weather = {"temperature": 33, "conditions": "Cloudy"}
+    history = (
+        Message("user", "q"),
+        Message("assistant", provider_data=_gemini_turn(("weather", "id-1"), ("divide", "id-2"))),
+        Message("tool", json.dumps(weather), tool_call_id="id-1", tool_name="weather", structured=weather),
+        Message("tool", "1/3", tool_call_id="id-2", tool_name="divide", structured={"fraction": "1/3"}),
+    )
+    responses = [p.function_response.response for p in build_contents(history)[2].parts]
+    assert responses == [{"result": weather}, {"result": {"fraction": "1/3"}, "text": "1/3"}]

@@ -59,7 +59,7 @@ async def test_an_unbacked_gemini_answer_is_reasked_over_the_wire_until_backed(s
     assert "1786" in reask and "calculator" in reask
     assert wire.requests[0].body["systemInstruction"]["parts"][0]["text"] == system_prompt(True)
     (result,) = g.function_responses(wire.requests[2])
-    assert result["response"] == {"result": "1776"}
+    assert result["response"] == {"result": {"value": "1776", "exact": True}, "text": "1776"}
     verdicts = [(e.verified, e.unbacked) for e in outcome.events if isinstance(e, ev.CheckFinished)]
     assert verdicts == [(False, ("1786",)), (True, ())]
     assert (outcome.answer, outcome.verified) == ("Calculon computes: 37 × 48 = 1776.", True)

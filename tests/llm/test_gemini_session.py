@@ -62,9 +62,9 @@ async def test_thought_then_call_then_answer_replays_the_signed_content_and_one_
     assert user["parts"] == [{"text": "What is 2 + 3?"}]
     assert model == {"role": "model", "parts": first_step}  # verbatim, signature included
     assert results["role"] == "user"
-    assert results["parts"] == [
-        {"functionResponse": {"id": "c-1", "name": "add", "response": {"result": finished.result}}}
-    ]
+    # The calculator's structured result goes as JSON, its text beside it (the text says "5", not the JSON).
+    response = {"result": {"value": "5", "exact": True}, "text": finished.result}
+    assert results["parts"] == [{"functionResponse": {"id": "c-1", "name": "add", "response": response}}]
 
 
 async def test_parallel_calls_send_back_one_content_with_both_results_in_order(session, wire):
@@ -79,8 +79,12 @@ async def test_parallel_calls_send_back_one_content_with_both_results_in_order(s
     assert last["role"] == "user"
     responses = [part["functionResponse"] for part in last["parts"]]
     assert [(r.get("id"), r["name"], r["response"]) for r in responses] == [
-        ("p-1", "add", {"result": results[0]}),
-        (None, "multiply", {"result": results[1]}),  # Gemini gave no id, so none goes back
+        ("p-1", "add", {"result": {"value": "5", "exact": True}, "text": results[0]}),
+        (
+            None,
+            "multiply",
+            {"result": {"value": "20", "exact": True}, "text": results[1]},
+        ),  # no id from Gemini
     ]
 
 

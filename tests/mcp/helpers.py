@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 from app.core import events as ev
 from app.mcp.config import ServerEntry
 from app.mcp.lifecycle import Backoff
+from app.mcp.supervisor import Supervisor
 
 SERVERS = Path(__file__).parent / "servers"
 QUICK = Backoff(first_s=0.05, cap_s=0.2, stable_s=60, max_failures=3)  # restarts fast enough for a test
@@ -90,3 +93,14 @@ async def wait_until_dead(pids: list[int], timeout: float = 10) -> list[int]:
         while any(alive(pid) for pid in pids):
             await anyio.sleep(0.02)
     return [pid for pid in pids if alive(pid)]
+
+
+@contextlib.asynccontextmanager
+async def started(*entries: ServerEntry, **options: Any) -> AsyncIterator[Supervisor]:
+    """A supervisor over ``entries``, started, and closed on the way out: for module-wide fixtures."""
+    supervisor = Supervisor(list(entries), **options)
+    await supervisor.start()
+    try:
+        yield supervisor
+    finally:
+        await supervisor.aclose()

@@ -215,7 +215,9 @@ async def test_aclose_stops_every_process_tree(supervise):
     assert [s.state for s in supervisor.states()] == ["stopped", "stopped"]
 
 
-async def test_remote_server_is_reached_over_streamable_http(supervise, http_server):
+async def test_remote_server_is_reached_over_streamable_http(http_server, supervise):
+    # The server is set up first so it is torn down last: the client's change stream
+    # (subscriptions/listen) is an open request, which the server's graceful shutdown waits for.
     supervisor, log = supervise(ServerEntry("web", url=http_server))
     await supervisor.start()
     ready = await log.wait_state("web", "ready")

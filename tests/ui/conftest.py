@@ -98,6 +98,9 @@ class SessionRunner:
     def cancel(self) -> None:
         self.session.cancel()
 
+    def cancel_call(self, call_id: str) -> bool:
+        return self.session.cancel_call(call_id)
+
 
 class FakeTools:
     """A ToolProvider fake: fixed tools whose results the test chooses, no server behind them."""

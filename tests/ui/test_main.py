@@ -52,7 +52,8 @@ def test_a_question_runs_through_the_engine_and_the_real_calculator(qtbot, arun,
         window.controller.submit("How many bolts are in 48 boxes of 37?")
         qtbot.waitUntil(lambda: not window.controller.busy, timeout=60_000)
         result = next(b for b in window.chat.bubbles() if b.kind == "tool_result")
-        assert result.text() == "1776" and "calculator.multiply" in result.title
+        assert result.text().split("\n")[0] == "1776" and "calculator.multiply" in result.title
+        assert '"exact": true' in result.text()  # the calculator's structured content, as JSON
         assert window.chat.bubbles()[-1].text().strip() == "48 boxes of 37 bolts make 1776 bolts."
         assert window.servers_panel.states["calculator"].state == "ready"
         # The calculator's 8 offered schemas are metered in the status bar.

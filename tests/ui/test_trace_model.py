@@ -113,3 +113,31 @@ def test_invalid_and_out_of_range_indexes_are_empty(qtbot):
     assert not model.index(0, 0).isValid()
     assert model.parent(QModelIndex()) == QModelIndex()
     assert model.data(QModelIndex()) is None
+
+
+def test_a_running_calls_progress_shows_in_its_status_and_a_cancelled_call_reads_cancelled(qtbot):
+    store = TraceStore()
+    model = TraceModel(store)
+    call = {"call_id": "t1-1", "server": "slow", "tool": "work"}
+    store.apply(ev.TurnStarted(turn_id="t1", text="work"))
+    store.apply(ev.ToolCallStarted(turn_id="t1", **call, arguments={}))
+    store.apply(ev.ToolCallProgress(turn_id="t1", **call, progress=1, total=4, message="step 1"))
+    node = next(n for n in store.walk() if n.kind == "tool_call")
+    status = model.index_of(node).siblingAtColumn(2)
+    assert model.data(status) == "running 1/4 (25%) step 1"
+    finished = {"arguments": {}, "result": "cancelled by the user", "is_error": True, "duration_ms": 9}
+    store.apply(ev.ToolCallFinished(turn_id="t1", **call, **finished, cancelled=True))
+    assert model.data(status) == "cancelled" and node.data["progress"]["total"] == 4
+
+
+def test_a_servers_log_lines_during_its_call_are_kept_on_the_calls_node(qtbot):
+    store = TraceStore()
+    call = {"call_id": "t1-1", "server": "logs", "tool": "say"}
+    store.apply(ev.ServerLog(server="logs", level="info", message="before any call"))
+    store.apply(ev.TurnStarted(turn_id="t1", text="say it"))
+    store.apply(ev.ToolCallStarted(turn_id="t1", **call, arguments={}))
+    store.apply(ev.ServerLog(server="other", level="info", message="not this call's"))
+    store.apply(ev.ServerLog(server="logs", level="warning", message="disk nearly full"))
+    node = next(n for n in store.walk() if n.kind == "tool_call")
+    assert node.data["logs"] == ["[warning] disk nearly full"]
+    assert '"logs"' in node.details()

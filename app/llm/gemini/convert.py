@@ -9,6 +9,7 @@ Gemini pairs calls and responses by order.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -81,12 +82,29 @@ def model_content(message: Message) -> types.Content:
 
 
 def function_response(message: Message, issued_ids: set[str]) -> types.Part:
-    key = "error" if message.is_error else "result"
-    response: dict[str, Any] = {key: message.text}
+    response = _response(message)
     call_id = message.tool_call_id if message.tool_call_id in issued_ids else None
     return types.Part(
         function_response=types.FunctionResponse(id=call_id, name=message.tool_name, response=response)
     )
+
+
+def _response(message: Message) -> dict[str, Any]:
+    """Gemini takes a function's response as JSON: structured content as itself, with the text
+    beside it only where the text says something the JSON does not."""
+    if message.is_error or not isinstance(message.structured, dict):
+        return {"error" if message.is_error else "result": message.text}
+    response: dict[str, Any] = {"result": message.structured}
+    if _json_or_none(message.text) != message.structured:
+        response["text"] = message.text
+    return response
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _call_ids(content: types.Content) -> set[str]:

@@ -1,0 +1,51 @@
+"""Engine events as chat bubbles: a running call's progress bar."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QPushButton
+
+from app.core import events as ev
+from app.ui.bubbles import PlainBubble
+from app.ui.chat_feed import ChatFeed
+from app.ui.chat_pane import ChatPane
+
+CALL = {"turn_id": "t1", "call_id": "t1-1", "server": "slow", "tool": "work"}
+
+
+def test_a_calls_bubble_shows_a_progress_bar_while_it_runs_and_drops_it_when_done(qtbot):
+    pane = ChatPane()
+    qtbot.addWidget(pane)
+    feed = ChatFeed(pane)
+    feed.handle(ev.ToolCallStarted(**CALL, arguments={"steps": 4}))
+    bubble = feed._calls["t1-1"]
+    feed.handle(ev.ToolCallProgress(**CALL, progress=3, total=4, message="step 3"))
+    bar = bubble.progress_bar
+    assert not bar.isHidden() and bar.value() == 750 and bar.text() == "3/4 (75%) step 3"
+    feed.handle(ev.ToolCallProgress(**CALL, progress=5))  # no total: the bar cannot say how far
+    assert (bar.minimum(), bar.maximum()) == (0, 0)
+    feed.handle(ev.ToolCallFinished(**CALL, arguments={}, result="ok", is_error=False, duration_ms=1))
+    assert bar.isHidden() and "t1-1" not in feed._calls
+
+
+# a red pixel beside a blue one
+PNG_2X1 = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAADklEQVR4nGP4z8AAQv8BD/kD/YURmXYAAAAASUVORK5CYII="
+
+
+def test_a_result_shows_structured_json_an_image_and_a_link_that_asks_to_read_the_resource(qtbot):
+    pane = ChatPane()
+    qtbot.addWidget(pane)
+    clicked: list[tuple[str, str]] = []
+    feed = ChatFeed(pane, read_link=lambda server, uri: clicked.append((server, uri)))
+    parts = (
+        {"type": "image", "mime_type": "image/png", "data": PNG_2X1, "bytes": 71},
+        {"type": "resource_link", "uri": "demo://doc", "name": "doc"},
+    )
+    finished = {"arguments": {}, "result": "Cloudy", "is_error": False, "duration_ms": 2}
+    feed.handle(ev.ToolCallFinished(**CALL, **finished, structured={"humidity": 82}, parts=parts))
+    bubble = pane.findChildren(PlainBubble)[-1]
+    assert '"humidity": 82' in bubble.text() and bubble.text().startswith("Cloudy")
+    (image,) = [label for label in bubble.findChildren(QLabel) if not label.pixmap().isNull()]
+    assert (image.pixmap().width(), image.pixmap().height()) == (2, 1)
+    (button,) = bubble.findChildren(QPushButton)
+    button.click()
+    assert clicked == [("slow", "demo://doc")]
