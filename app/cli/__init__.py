@@ -6,6 +6,8 @@
               [--yes] [--decline] [--elicit JSON] (also on ask): how requests for a person are answered
     calculon servers [--json]                      each configured server's state
     calculon ask PROMPT [--backend B] [--model M] [--json] [--strict/--no-strict]
+                 [--no-save] [--continue [ID]]      saved in the history unless --no-save
+    calculon history list|show|search|export|delete   the saved conversations (app.cli.history)
     calculon serve NAME                            one bundled server over stdio
     calculon --self-test                           check this installation, then exit 0 or 1
 
@@ -19,6 +21,7 @@ import logging
 import sys
 from pathlib import Path
 
+from app.cli import history as cli_history
 from app.llm.registry import backend_names
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
@@ -48,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     servers = commands.add_parser("servers", help="start the configured servers and show their state")
     servers.add_argument("--json", action="store_true", help="print JSON")
     _add_ask(commands)
+    cli_history.add_parser(commands)
     serve = commands.add_parser("serve", help="run one bundled MCP server over stdio")
     serve.add_argument("name", metavar="NAME")
     return parser
@@ -63,6 +67,7 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--strict", action=argparse.BooleanOptionalAction, default=None, help="Calculon mode (number checks)"
     )
     add_flags(ask)
+    cli_history.add_ask_flags(ask)
 
 
 def add_flags(parser: argparse.ArgumentParser) -> None:

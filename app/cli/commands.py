@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output
+from app.cli import history as cli_history
 from app.cli.visible import show
 from app.core.tools import ToolInfo, ToolResult
 from app.jsonfile import JsonProblem, loads
@@ -26,6 +27,7 @@ from app.settings import Settings, SettingsError, strict_settings
 
 def dispatch(args: argparse.Namespace) -> int:
     handlers = {"tools": tools, "call": call, "servers": servers, "ask": ask, "serve": serve}
+    handlers["history"] = cli_history.command
     try:
         return handlers[args.command](args)
     except (ConfigError, SettingsError) as exc:
@@ -235,14 +237,23 @@ async def _ask(args: argparse.Namespace, settings: Settings) -> int:
     printer = output.EventPrinter(sys.stderr)
     engine = Engine.from_settings(settings, servers_path=args.config, sink=printer, user=user)
     try:
+        saving = cli_history.AskSaving.start(args, engine)
+    except LookupError as exc:
+        await engine.aclose()
+        return _fail(str(exc), EXIT_USAGE)
+    try:
         await engine.start()
         outcome = await engine.ask(args.prompt)
     except BackendError as exc:
         return _fail(exc.message, EXIT_UNAVAILABLE)
     finally:
         await engine.aclose()
+        if saving is not None:
+            saving.close()
+    saved = {"conversation_id": saving.conversation_id} if saving and saving.conversation_id else {}
     show(
-        json.dumps(outcome.to_dict(), ensure_ascii=False) if args.json else outcome.answer, as_json=args.json
+        json.dumps(outcome.to_dict() | saved, ensure_ascii=False) if args.json else outcome.answer,
+        as_json=args.json,
     )
     if outcome.cancelled:
         return 130
