@@ -155,6 +155,7 @@ class AskSaving:
         if args.no_save and args.continue_id is None:
             return None
         history = _open()
+        history.purge(engine.settings.history_keep_days)
         try:
             saving = cls(history, cls._continued(args, history, engine), save=not args.no_save)
         except LookupError:
