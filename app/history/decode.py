@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from app.core import events as ev
 
 
+@functools.cache
 def _kinds() -> dict[str, type[ev.Event]]:
     found: dict[str, type[ev.Event]] = {}
     pending: list[type[ev.Event]] = [ev.Event]
@@ -24,12 +26,37 @@ def event_from_dict(body: Mapping[str, Any]) -> ev.Event | None:
     cls = _kinds().get(str(body.get("kind", "")))
     if cls is None or cls is ev.Event:
         return None
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = _field_names(cls)
     fields = {k: _tupled(v) for k, v in body.items() if k in names}
     try:
         return cls(**fields)
     except TypeError:  # fields missing: written by a version with another shape
         return None
+
+
+@functools.cache
+def _field_names(cls: type[ev.Event]) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def joined_deltas(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive text (or thought) deltas of one turn as one: the same text, a tenth of the events."""
+    joined: list[dict[str, Any]] = []
+    for body in bodies:
+        last = joined[-1] if joined else None
+        if last is not None and _same_stream(last, body):
+            last["text"] += body["text"]
+            last["ts"] = body["ts"]
+        else:
+            joined.append(body)
+    return joined
+
+
+_DELTAS = ("text_delta", "thought_delta")
+
+
+def _same_stream(last: dict[str, Any], body: dict[str, Any]) -> bool:
+    return body["kind"] in _DELTAS and last["kind"] == body["kind"] and last["turn_id"] == body["turn_id"]
 
 
 def _tupled(value: Any) -> Any:

@@ -1,19 +1,19 @@
 """Saved events made ready to show again, and a JSON export read back for a replay.
 
-Streamed text arrives as many small deltas; shown again, consecutive deltas become one
-(same bubbles, same trace nodes, a fraction of the work). A turn the app never finished,
+Streamed text arrives as many small deltas; read back, consecutive deltas become one
+(:func:`~app.history.decode.joined_deltas`: same bubbles, same trace nodes, a fraction of
+the work). A turn the app never finished,
 because it was killed, is closed with a note so its trace does not spin forever.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from app.core import events as ev
-from app.history.decode import event_from_dict
+from app.history.decode import event_from_dict, joined_deltas
 from app.history.export import FORMAT
 from app.jsonfile import JsonProblem, read_json
 
@@ -26,24 +26,18 @@ class ReplayProblem(ValueError):
 
 
 def display_events(events: Sequence[ev.Event]) -> list[ev.Event]:
-    shown: list[ev.Event] = []
-    open_turns: dict[str, float] = {}
+    """The events, with each turn the app never finished closed by a note."""
+    unfinished: dict[str, float] = {}
     for event in events:
-        previous = shown[-1] if shown else None
-        if isinstance(event, ev.TextDelta | ev.ThoughtDelta) and type(previous) is type(event):
-            assert isinstance(previous, ev.TextDelta | ev.ThoughtDelta)
-            if previous.turn_id == event.turn_id:
-                shown[-1] = dataclasses.replace(previous, text=previous.text + event.text, ts=event.ts)
-                continue
-        shown.append(event)
         if isinstance(event, ev.TurnStarted):
-            open_turns[event.turn_id] = event.ts
+            unfinished[event.turn_id] = event.ts
         elif isinstance(event, ev.TurnFinished):
-            open_turns.pop(event.turn_id, None)
-    for turn_id, ts in open_turns.items():
-        shown.append(ev.TurnError(turn_id=turn_id, ts=ts, message=INTERRUPTED, category="interrupted"))
-        shown.append(ev.TurnFinished(turn_id=turn_id, ts=ts, failed=True))
-    return shown
+            unfinished.pop(event.turn_id, None)
+    closing: list[ev.Event] = []
+    for turn_id, ts in unfinished.items():
+        closing.append(ev.TurnError(turn_id=turn_id, ts=ts, message=INTERRUPTED, category="interrupted"))
+        closing.append(ev.TurnFinished(turn_id=turn_id, ts=ts, failed=True))
+    return [*events, *closing]
 
 
 def read_export(path: Path) -> tuple[str, list[ev.Event]]:
@@ -57,7 +51,8 @@ def read_export(path: Path) -> tuple[str, list[ev.Event]]:
     bodies: Any = document.get("events")
     if not isinstance(bodies, list):
         raise ReplayProblem(f"{path} holds no events")
-    events = [e for e in (event_from_dict(b) for b in bodies if isinstance(b, dict)) if e is not None]
+    valid = [b for b in bodies if isinstance(b, dict) and isinstance(b.get("kind"), str)]
+    events = [e for e in (event_from_dict(b) for b in joined_deltas(valid)) if e is not None]
     conversation = document.get("conversation")
     title = conversation.get("title", path.stem) if isinstance(conversation, dict) else path.stem
     return str(title), events

@@ -20,7 +20,7 @@ from typing import Any
 
 from app import paths
 from app.core import events as ev
-from app.history.decode import event_from_dict
+from app.history.decode import event_from_dict, joined_deltas
 from app.history.schema import Connect, HistoryUnavailable, connect, open_database
 from app.history.writer import HistoryWriter
 
@@ -168,7 +168,8 @@ class History:
         return [json.loads(body) for (body,) in rows]
 
     def events(self, conversation_id: str) -> list[ev.Event]:
-        decoded = (event_from_dict(body) for body in self.event_bodies(conversation_id))
+        """The conversation's events in order, consecutive text deltas joined (the export keeps each)."""
+        decoded = (event_from_dict(body) for body in joined_deltas(self.event_bodies(conversation_id)))
         return [event for event in decoded if event is not None]
 
     def search(self, text: str, limit: int = 50) -> list[Hit]:

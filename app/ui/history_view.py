@@ -35,6 +35,7 @@ from app.ui.main_window import MainWindow
 logger = logging.getLogger(__name__)
 
 UNDO_S = 10
+SHOWN_TURNS = 6  # a reopened chat shows its last few turns at once; the trace shows them all
 
 
 class HistoryEngine(Protocol):
@@ -45,8 +46,10 @@ class HistoryEngine(Protocol):
     def restore_history(self, history: list[Message], sources: list[Source]) -> None: ...
 
 
-def show_events(window: MainWindow, events: Sequence[ev.Event]) -> None:
-    """Replace the window's chat and trace with these events' (none: an empty conversation)."""
+def show_events(window: MainWindow, events: Sequence[ev.Event], turns: int | None = SHOWN_TURNS) -> None:
+    """Replace the window's chat and trace with these events' (none: an empty conversation).
+
+    The trace gets every turn; the chat the last ``turns`` (None: all), and a button for the rest."""
     shown = display_events(events)
     store = TraceStore()
     for event in shown:
@@ -55,6 +58,12 @@ def show_events(window: MainWindow, events: Sequence[ev.Event]) -> None:
     window.trace_view.set_store(store)
     window.chat.clear()
     window.feed = ChatFeed(window.chat)
+    starts = [i for i, event in enumerate(shown) if isinstance(event, ev.TurnStarted)]
+    if turns is not None and len(starts) > turns:
+        earlier = QPushButton(f"Show the {len(starts) - turns} earlier turns", window.chat)
+        earlier.clicked.connect(lambda: show_events(window, events, None))
+        window.chat.add_widget(earlier)
+        shown = shown[starts[-turns] :]
     for event in shown:
         window.feed.handle(event)
 

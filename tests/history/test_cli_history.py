@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ from app.core.messages import ToolCall
 from app.history import History, history_path
 from app.llm import registry
 from app.llm.scripted import ScriptedBackend
+from app.settings import settings_path
 from tests.mcp.helpers import script_entry
 
 ASK = ["ask", "--no-strict", "--yes"]
@@ -95,6 +97,20 @@ def test_continue_with_an_unknown_id_is_a_usage_error(basic_only, model, capsys)
     assert "no conversation 'nope' to continue" in capsys.readouterr().err
 
 
+def test_ask_deletes_conversations_older_than_the_retention_setting(basic_only, model, capsys):
+    model(["Old."], ["New."])
+    assert ask(basic_only, "an old question", "--json") == 0
+    old = json.loads(capsys.readouterr().out)["conversation_id"]
+    with sqlite3.connect(history_path()) as db:
+        db.execute("UPDATE conversations SET updated = 0 WHERE id = ?", (old,))
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    settings_path().write_text(json.dumps({"history_keep_days": 30}))
+    assert ask(basic_only, "a new question", "--json") == 0
+    kept = json.loads(capsys.readouterr().out)["conversation_id"]
+    assert cli.run(["history", "list", "--json"]) == 0
+    assert [row["id"] for row in json.loads(capsys.readouterr().out)] == [kept]
+
+
 def test_history_search_show_export_and_delete(basic_only, model, capsys):
     model([add(2, 40)], ["It is 42."])
     assert ask(basic_only, "What is 2 + 40?", "--json") == 0
@@ -148,8 +164,6 @@ def test_a_kill_9_mid_turn_keeps_the_question_the_call_and_its_result(
 
 def _wait_for_kind(path: Path, kind: str, timeout: float = 5.0) -> bool:
     """Until the file holds an event of ``kind`` (the writer commits within milliseconds)."""
-    import sqlite3
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with sqlite3.connect(path) as db:

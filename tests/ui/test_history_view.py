@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QPushButton
 
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
@@ -20,7 +20,7 @@ from app.llm.scripted import ScriptedBackend
 from app.ui.bubbles import Bubble
 from app.ui.controller import ChatController
 from app.ui.conversations import HIGHLIGHT, IdRole
-from app.ui.history_view import WindowHistory
+from app.ui.history_view import SHOWN_TURNS, WindowHistory
 from app.ui.main_window import MainWindow
 from tests.history.turns import a_turn
 from tests.ui.conftest import FakeTools, SessionRunner
@@ -175,3 +175,21 @@ def test_an_export_replays_read_only(qtbot, open_window, tmp_path):
     assert not saved.replay(tmp_path / "missing.json")
     saved.new_conversation()
     assert not saved.window.chat.input.isReadOnly()
+
+
+def test_a_long_conversation_shows_its_last_turns_and_the_rest_on_request(qtbot, open_window):
+    history = History(history_path(), print)
+    recorder = Recorder(history)
+    for turn in range(SHOWN_TURNS + 2):
+        for event in a_turn(f"t{turn}", f"question {turn}", "It is 42."):
+            recorder.sink(event)
+    history.close()
+    saved = open_window()
+    asked = [b.text() for b in saved.window.chat.bubbles() if b.title == "You"]
+    assert asked == [f"question {n}" for n in range(2, SHOWN_TURNS + 2)]
+    assert len(saved.window.trace.roots) == SHOWN_TURNS + 2
+    (button,) = [b for b in saved.window.chat.findChildren(QPushButton) if b.text().startswith("Show")]
+    assert button.text() == "Show the 2 earlier turns"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    asked = [b.text() for b in saved.window.chat.bubbles() if b.title == "You"]
+    assert len(asked) == SHOWN_TURNS + 2
