@@ -26,7 +26,7 @@ def event_from_dict(body: Mapping[str, Any]) -> ev.Event | None:
     cls = _kinds().get(str(body.get("kind", "")))
     if cls is None or cls is ev.Event:
         return None
-    names = _field_names(cls)
+    names = _field_names(cls.kind)
     fields = {k: _tupled(v) for k, v in body.items() if k in names}
     try:
         return cls(**fields)
@@ -35,8 +35,8 @@ def event_from_dict(body: Mapping[str, Any]) -> ev.Event | None:
 
 
 @functools.cache
-def _field_names(cls: type[ev.Event]) -> frozenset[str]:
-    return frozenset(f.name for f in dataclasses.fields(cls))
+def _field_names(kind: str) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(_kinds()[kind]))
 
 
 def joined_deltas(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
