@@ -76,6 +76,7 @@ class WindowHistory(QObject):
         self.list = ConversationList(window)
         self.known = history.conversations()
         self._undo: QPushButton | None = None
+        self._placeholder = window.chat.input.placeholderText()
         engine.subscribe(self.recorder.sink)
         window.controller.bridge.engine_event.connect(self._on_event)
         window.splitter.insertWidget(0, self.list)
@@ -217,9 +218,8 @@ class WindowHistory(QObject):
         chat = self.window.chat
         chat.input.setReadOnly(read_only)
         chat.send_button.setVisible(not read_only)
-        chat.input.setPlaceholderText(
-            "A replay is read-only: Ctrl+N starts a new conversation." if read_only else ""
-        )
+        replaying = "A replay is read-only: Ctrl+N starts a new conversation."
+        chat.input.setPlaceholderText(replaying if read_only else self._placeholder)
 
     # --- deleting, with undo ---
 

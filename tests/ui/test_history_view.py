@@ -175,6 +175,7 @@ def test_an_export_replays_read_only(qtbot, open_window, tmp_path):
     assert not saved.replay(tmp_path / "missing.json")
     saved.new_conversation()
     assert not saved.window.chat.input.isReadOnly()
+    assert saved.window.chat.input.placeholderText().startswith("Ask something")
 
 
 def test_a_long_conversation_shows_its_last_turns_and_the_rest_on_request(qtbot, open_window):
