@@ -236,6 +236,7 @@ class Engine:
     def restore_history(self, history: list[Message], sources: list[Source]) -> None:
         """The next turn continues a saved conversation (empty lists: a new one)."""
         self._restored = (history, sources)
+        self.approvals.new_conversation()  # "allow for this conversation" ends with it
         if self._session is not None:
             self._session.restore(list(history), list(sources))
 
