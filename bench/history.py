@@ -223,7 +223,9 @@ def measure_search(folder: Path, conversations: int, queries: int) -> dict[str, 
 
 def report(append: dict[str, Any], opened: dict[str, Any], searched: dict[str, Any], args: Any) -> str:
     p = append["p99"]
-    return f"""Command: `QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench history --rounds {args.rounds} \
+    return f"""### Append, open and search
+
+Command: `QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench history --rounds {args.rounds} \
 --events {args.events}`; load average (1/5/15 min) at the end: {load_average()} on a shared 2-core machine.
 
 | Measure | Ours | Raw sqlite3 | Paired ratio | Target |
@@ -264,7 +266,7 @@ def main() -> int:
     text = report(append, opened, searched, args)
     print(text)
     if not args.no_write:
-        _doc.write_section(HEADING, text)
+        _doc.write_subsection(HEADING, text)
     return 0
 
 

@@ -144,7 +144,7 @@ class WindowHistory(QObject):
         if conversation_id is None:
             return
         found = self._find(conversation_id)
-        if found is None and isinstance(event, ev.TurnStarted):
+        if found is None and isinstance(event, ev.TurnStarted) and self.history.saving:
             found = Conversation(conversation_id, title_of(event.text), event.ts, event.ts)
             self.known.append(found)
         if found is not None:
