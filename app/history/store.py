@@ -20,7 +20,7 @@ from typing import Any
 
 from app import paths
 from app.core import events as ev
-from app.history.decode import event_from_dict, joined_deltas
+from app.history.decode import ROWS_SQL, event_from_dict, joined_rows
 from app.history.schema import Connect, HistoryUnavailable, connect, open_database
 from app.history.writer import HistoryWriter
 
@@ -169,7 +169,8 @@ class History:
 
     def events(self, conversation_id: str) -> list[ev.Event]:
         """The conversation's events in order, consecutive text deltas joined (the export keeps each)."""
-        decoded = (event_from_dict(body) for body in joined_deltas(self.event_bodies(conversation_id)))
+        rows = self._query(ROWS_SQL, (conversation_id,))
+        decoded = (event_from_dict(body) for body in joined_rows(rows))
         return [event for event in decoded if event is not None]
 
     def search(self, text: str, limit: int = 50) -> list[Hit]:

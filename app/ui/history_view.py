@@ -35,7 +35,7 @@ from app.ui.main_window import MainWindow
 logger = logging.getLogger(__name__)
 
 UNDO_S = 10
-SHOWN_TURNS = 6  # a reopened chat shows its last few turns at once; the trace shows them all
+SHOWN_TURNS = 3  # a reopened chat shows its last few turns at once; the trace shows them all
 
 
 class HistoryEngine(Protocol):

@@ -193,3 +193,19 @@ def test_a_read_only_folder_says_the_history_cannot_be_saved(tmp_path):
     assert not history.saving and "cannot be saved" in problems[0]
     history.close()
     folder.chmod(stat.S_IRWXU)
+
+
+def test_consecutive_text_deltas_come_back_joined_and_the_stored_stream_keeps_each():
+    history = opened()
+    turn = a_turn("t1", "Stream it", "")
+    deltas = [ev.TextDelta(turn_id="t1", text=part) for part in ("It ", "is ", "42.")]
+    at = next(i for i, e in enumerate(turn) if isinstance(e, ev.TextDelta))
+    conversation_id = recorded(history, [*turn[:at], *deltas, *turn[at + 1 :]])
+    joined = [e for e in history.events(conversation_id) if isinstance(e, ev.TextDelta)]
+    assert [(e.text, e.ts) for e in joined] == [("It is 42.", deltas[-1].ts)]
+    assert [b["text"] for b in history.event_bodies(conversation_id) if b["kind"] == "text_delta"] == [
+        "It ",
+        "is ",
+        "42.",
+    ]
+    history.close()
