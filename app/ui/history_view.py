@@ -95,10 +95,9 @@ class WindowHistory(QObject):
         history = History.open(report)
         history.purge(keep_days)
         saved = cls(window, engine, history)
+        saved.render()
         if saved.known:  # as the window was left, even after a crash
             saved.open(saved.known[0].id)
-        else:
-            saved.render()
         return saved
 
     def close(self) -> None:

@@ -85,6 +85,8 @@ def test_reopened_window_restores_chat_badges_and_trace_and_continues(qtbot, ope
     first.window.close()
     first.close()
     again = open_window(["Still 42."])
+    assert titles(again) == ["What is 40 + 2?"]
+    assert again.list.list.currentItem().data(IdRole) == again.recorder.conversation_id
     assert chat(again) == shown
     assert [(n.kind, n.label, n.status) for n in again.window.trace.walk()] == nodes
     send(qtbot, again, "And now?")
