@@ -171,3 +171,15 @@ def _wait_for_kind(path: Path, kind: str, timeout: float = 5.0) -> bool:
                 return True
         time.sleep(0.01)
     return False
+
+
+def test_ask_still_answers_when_the_history_cannot_be_saved(basic_only, model, capsys, tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the data folder should be")
+    monkeypatch.setenv("CALCULON_DATA_DIR", str(blocked))
+    model(["Hello."])
+    assert ask(basic_only, "hi", "--json") == 0
+    captured = capsys.readouterr()
+    assert "conversation_id" not in json.loads(captured.out) and "saved as" not in captured.err
+    assert "The history cannot be saved" in captured.err and "goes on without saving" in captured.err
+    assert blocked.read_text() == "a file where the data folder should be"

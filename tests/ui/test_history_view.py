@@ -196,3 +196,15 @@ def test_a_long_conversation_shows_its_last_turns_and_the_rest_on_request(qtbot,
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     asked = [b.text() for b in saved.window.chat.bubbles() if b.title == "You"]
     assert len(asked) == SHOWN_TURNS + 2
+
+
+def test_a_history_that_cannot_be_saved_is_said_once_in_the_chat(qtbot, open_window, tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    monkeypatch.setenv("CALCULON_DATA_DIR", str(blocked))
+    saved = open_window(["Fine."])
+    qtbot.waitUntil(lambda: len(saved.window.chat.bubbles()) == 1, timeout=2000)
+    (bubble,) = saved.window.chat.bubbles()
+    assert bubble.title == "History" and "cannot be saved" in bubble.text()
+    send(qtbot, saved, "still works?")
+    assert titles(saved) == [] and saved.window.chat.bubbles()[-1].title == "Answer"
