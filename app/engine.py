@@ -23,9 +23,10 @@ from app.core import prompts
 from app.core.approvals import Approvals
 from app.core.asking import Asker, User
 from app.core.backend import Backend, BackendError, ProgressCallback
+from app.core.messages import Message
 from app.core.sampling import SamplingGate, backend_completer
 from app.core.session import ChatSession, TurnOutcome
-from app.core.tools import AnswerVerifier, ToolSelector
+from app.core.tools import AnswerVerifier, Source, ToolSelector
 from app.mcp.asking import AskingHandlers
 from app.mcp.config import load_config
 from app.mcp.supervisor import Supervisor
@@ -77,6 +78,7 @@ class Engine:
         self._load_lock = asyncio.Lock()
         self._sinks: list[ev.EventSink] = []
         self._session: ChatSession | None = None
+        self._restored: tuple[list[Message], list[Source]] = ([], [])  # history a new session starts with
         self._started = False
         self.supervisor.subscribe(self._emit)
         self.subscribe(self.asker.watch)
@@ -236,6 +238,13 @@ class Engine:
     def session(self) -> ChatSession | None:
         return self._session
 
+    def restore_history(self, history: list[Message], sources: list[Source]) -> None:
+        """The next turn continues a saved conversation (empty lists: a new one)."""
+        self._restored = (history, sources)
+        self.approvals.new_conversation()  # "allow for this conversation" ends with it
+        if self._session is not None:
+            self._session.restore(list(history), list(sources))
+
     async def ask(self, text: str) -> TurnOutcome:
         """Run one turn (starting servers and loading the model first if needed)."""
         backend = await self._ready_to_ask()
@@ -277,6 +286,7 @@ class Engine:
             approve=self.approvals,
             trusted=self.trusted,
         )
+        session.restore(list(self._restored[0]), list(self._restored[1]))
         session.subscribe(self._emit)
         self._session = session
         return session

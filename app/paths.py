@@ -1,4 +1,5 @@
-"""Where Calculon keeps its files (config, cache, logs; overridable by environment), and how to save them."""
+"""Where Calculon keeps its files (config, cache, history, logs; overridable by environment), and how
+to save them."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ def config_dir() -> Path:
 def cache_dir() -> Path:
     """The assembled default model, retrieval indexes; ``CALCULON_CACHE_DIR`` overrides it."""
     return _base("CALCULON_CACHE_DIR", "XDG_CACHE_HOME", ".cache")
+
+
+def data_dir() -> Path:
+    """The conversation history (a SQLite file); ``CALCULON_DATA_DIR`` overrides it."""
+    return _base("CALCULON_DATA_DIR", "XDG_DATA_HOME", ".local/share")
 
 
 def log_dir() -> Path:

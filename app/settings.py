@@ -151,6 +151,15 @@ class Settings(BaseModel):
         10, "Permissions", "Sampling requests a minute", "Per server; more are refused unasked.", ge=1, le=600
     )
 
+    history_keep_days: int = setting(
+        0,
+        "History",
+        "Delete conversations after (days)",
+        "0 keeps everything. Older conversations, except pinned ones, are deleted when Calculon starts.",
+        ge=0,
+        le=36500,
+    )
+
     def __init__(self, **values: Any) -> None:
         """Every way of building settings fails the same way: a :class:`SettingsError`."""
         try:

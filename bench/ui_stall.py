@@ -1,7 +1,7 @@
 """Does the window's event loop ever stall? Heartbeat lateness while answers stream.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.ui_stall [--backend auto|local|scripted]
-        [--turns 3] [--rate 60] [--trace-nodes 10000] [--json]
+        [--turns 3] [--rate 60] [--trace-nodes 10000] [--save] [--json]
 
 A 1 ms asyncio heartbeat runs on the qasync loop (so it goes through Qt's own
 timers) and records how late each beat wakes. The window is the app's own
@@ -47,6 +47,7 @@ from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings
 from app.ui.gc_guard import MainThreadCollector
+from app.ui.history_view import WindowHistory
 from app.ui.main import build_window
 from app.ui.main_window import MainWindow
 from bench import _stats
@@ -193,12 +194,14 @@ async def bench(
     app: QApplication, args: argparse.Namespace, servers_path: Path, collector: MainThreadCollector
 ) -> dict[str, Any]:
     backend, label = make_backend(args.backend, args.turns * 2, args.rate, args.answer_tokens)
-    settings = Settings(strict=True)
+    # Trusted, as the bundled one is: its read-only tools run without asking (nobody clicks here).
+    settings = Settings(strict=True, trusted_servers=["calculator"])
     engine = Engine(settings, servers_path=servers_path, backend=backend, verifier=CalculonVerifier())
     window = build_window(engine, settings)
+    saved = WindowHistory.attach(window, engine) if args.save else None  # every event into the history
     window.resize(1280, 800)
     window.show()
-    results: dict[str, Any] = {"backend": label}
+    results: dict[str, Any] = {"backend": label, "saving": args.save}
     try:
         await engine.start()
         await engine.ensure_backend()
@@ -210,6 +213,8 @@ async def bench(
     finally:
         window.close()
         await engine.aclose()
+        if saved is not None:
+            saved.close()
     for painted in (False, True):
         for existing in (100, args.trace_nodes):
             key = f"{'painted' if painted else 'model'}_{existing}"
@@ -227,7 +232,7 @@ def progress(phase: str, figures: dict[str, Any]) -> dict[str, Any]:
 
 def report(results: dict[str, Any], nodes: int) -> str:
     lines = [
-        f"model: {results['backend']}",
+        f"model: {results['backend']}; history saving {'on' if results['saving'] else 'off'}",
         "",
         "| phase | beats | tool calls | deltas | wall p50 / p99 / max ms | UI-thread CPU p99 / max ms |",
         "|---|---|---|---|---|---|",
@@ -277,6 +282,7 @@ def main() -> int:
     parser.add_argument("--answer-tokens", type=int, default=150)
     parser.add_argument("--trace-nodes", type=int, default=10_000)
     parser.add_argument("--inserts", type=int, default=300)
+    parser.add_argument("--save", action="store_true", help="with the history saving every event, as the app")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -288,6 +294,7 @@ def main() -> int:
     collector.start()
     with tempfile.TemporaryDirectory(prefix="calculon-bench-") as folder, loop:
         os.environ.setdefault("CALCULON_CACHE_DIR", str(Path(folder) / "cache"))
+        os.environ.setdefault("CALCULON_DATA_DIR", str(Path(folder) / "data"))
         results = loop.run_until_complete(bench(app, args, servers_file(Path(folder)), collector))
     collector.stop()
     print(json.dumps(results, indent=2) if args.json else report(results, args.trace_nodes))

@@ -1,4 +1,4 @@
-"""Every test gets fresh, empty config and cache folders of its own, and fails if it leaves a
+"""Every test gets fresh, empty config, cache and data folders of its own, and fails if it leaves a
 thread or a child process running (:mod:`tests.leaks`)."""
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def shared_cache_dir(static_table_dir):
 def isolated_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("CALCULON_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("CALCULON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CALCULON_DATA_DIR", str(tmp_path / "data"))
     # The app's own secrets must never leak into a test or a child server.
     for key in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
         monkeypatch.delenv(key, raising=False)

@@ -45,6 +45,7 @@ ADDED_SINCE = {
     "trusted_servers": [],
     "tool_approvals": {},
     "sampling_per_minute": 10,
+    "history_keep_days": 0,
 }
 SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, **ADDED_SINCE}
 

@@ -6,7 +6,9 @@
               [--yes] [--decline] [--elicit JSON] (also on ask): how requests for a person are answered
     calculon servers [--json]                      each configured server's state
     calculon ask PROMPT [--backend B] [--model M] [--json] [--strict/--no-strict]
+                 [--no-save] [--continue [ID]]      saved in the history unless --no-save
     calculon resources|read|prompts|prompt|complete  what servers offer besides tools (app.cli.surface)
+    calculon history list|show|search|export|delete   the saved conversations (app.cli.history)
     calculon serve NAME                            one bundled server over stdio
     calculon --self-test                           check this installation, then exit 0 or 1
 
@@ -20,6 +22,7 @@ import logging
 import sys
 from pathlib import Path
 
+from app.cli import history as cli_history
 from app.llm.registry import backend_names
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
@@ -52,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli import surface  # here, not above: it needs the exit codes defined first
 
     surface.add_parsers(commands)
+    cli_history.add_parser(commands)
     serve = commands.add_parser("serve", help="run one bundled MCP server over stdio")
     serve.add_argument("name", metavar="NAME")
     return parser
@@ -67,6 +71,7 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--strict", action=argparse.BooleanOptionalAction, default=None, help="Calculon mode (number checks)"
     )
     add_flags(ask)
+    cli_history.add_ask_flags(ask)
 
 
 def add_flags(parser: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output, surface
+from app.cli import history as cli_history
 from app.cli.visible import show
 from app.core import progress
 from app.core.tools import ToolInfo, ToolResult
@@ -32,6 +33,7 @@ def dispatch(args: argparse.Namespace) -> int:
         "servers": servers,
         "ask": ask,
         "serve": serve,
+        "history": cli_history.command,
         **surface.COMMANDS,
     }
     try:
@@ -246,14 +248,23 @@ async def _ask(args: argparse.Namespace, settings: Settings) -> int:
     printer = output.EventPrinter(sys.stderr)
     engine = Engine.from_settings(settings, servers_path=args.config, sink=printer, user=user)
     try:
+        saving = cli_history.AskSaving.start(args, engine)
+    except LookupError as exc:
+        await engine.aclose()
+        return _fail(str(exc), EXIT_USAGE)
+    try:
         await engine.start()
         outcome = await engine.ask(args.prompt)
     except BackendError as exc:
         return _fail(exc.message, EXIT_UNAVAILABLE)
     finally:
         await engine.aclose()
+        if saving is not None:
+            saving.close()
+    saved = {"conversation_id": saving.conversation_id} if saving and saving.conversation_id else {}
     show(
-        json.dumps(outcome.to_dict(), ensure_ascii=False) if args.json else outcome.answer, as_json=args.json
+        json.dumps(outcome.to_dict() | saved, ensure_ascii=False) if args.json else outcome.answer,
+        as_json=args.json,
     )
     if outcome.cancelled:
         return 130

@@ -157,6 +157,10 @@ class ChatSession:
         self.history.clear()
         self._sources.clear()
 
+    def restore(self, history: list[Message], sources: list[Source]) -> None:
+        """Continue a saved conversation (:mod:`app.history`): its messages and what backs its numbers."""
+        self.history[:], self._sources[:] = history, sources
+
     async def run_turn(self, text: str) -> TurnOutcome:
         if self._task is not None:
             raise RuntimeError("a turn is already running")

@@ -69,6 +69,9 @@ class TraceStore:
     def subscribe(self, listener: TraceListener) -> None:
         self._listeners.append(listener)
 
+    def unsubscribe(self, listener: TraceListener) -> None:
+        self._listeners.remove(listener)
+
     def count(self) -> int:
         return sum(1 for _ in self.walk())
 

@@ -100,6 +100,16 @@ class ChatPane(QWidget):
         self._column.insertWidget(self._column.count() - 1, widget)
         widget.setFocus()
 
+    def clear(self) -> None:
+        """Empty the chat for another conversation: every bubble and card goes, the welcome returns."""
+        for index in reversed(range(self._column.count())):
+            item = self._column.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget is not self.welcome:
+                self._column.removeWidget(widget)
+                widget.deleteLater()
+        self.welcome.show()
+
     def bubbles(self) -> list[Bubble]:
         items = (self._column.itemAt(i) for i in range(self._column.count()))
         return [w for item in items if item is not None and isinstance(w := item.widget(), Bubble)]

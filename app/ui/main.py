@@ -29,6 +29,7 @@ from app.ui import surface_ui
 from app.ui.ask_cards import CardUser
 from app.ui.controller import ChatController
 from app.ui.gc_guard import MainThreadCollector
+from app.ui.history_view import WindowHistory
 from app.ui.main_window import MainWindow
 
 logger = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ async def run(
         QMessageBox.critical(None, "Calculon", f"The MCP servers file cannot be used:\n\n{exc}")
         return 1
     window = build_window(engine, settings)
+    saved = WindowHistory.attach(window, engine, settings.history_keep_days)
     reporter = ErrorReporter(window)
     reporter.install()
     for problem in problems:
@@ -92,6 +94,7 @@ async def run(
         warm_up.cancel()
         await asyncio.gather(warm_up, return_exceptions=True)
         await engine.aclose()
+        saved.close()
         reporter.uninstall()
     return 0
 

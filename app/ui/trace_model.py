@@ -41,6 +41,14 @@ class TraceModel(QAbstractItemModel):
         self.store = store
         store.subscribe(self)
 
+    def set_store(self, store: TraceStore) -> None:
+        """Show another trace (a saved conversation): one reset, not an insert per node."""
+        self.beginResetModel()
+        self.store.unsubscribe(self)
+        self.store = store
+        store.subscribe(self)
+        self.endResetModel()
+
     # --- TraceListener ---
 
     def node_inserting(self, parent: TraceNode | None, row: int) -> None:

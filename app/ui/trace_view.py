@@ -66,6 +66,11 @@ class TraceView(QWidget):
         self._actions()
         self._connect()
 
+    def set_store(self, store: TraceStore) -> None:
+        self.details.clear()
+        self.model.set_store(store)
+        self.tree.expandToDepth(0)
+
     def _actions(self) -> None:
         self.copy_action = QAction("Copy", self.tree)
         self.copy_action.setShortcut(

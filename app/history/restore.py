@@ -1,0 +1,88 @@
+"""A saved conversation back into what the model saw: its messages and what backs its numbers.
+
+Built from the stored events the way the turn loop builds them: each step is an assistant
+message with its tool calls, followed by their results; a re-ask is a user message. A
+failed or cancelled turn is left out, as the turn loop leaves it out. A turn the app never
+finished (it was killed) keeps its question and every call that has a result, so the model
+knows what was already done.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from app.core import events as ev
+from app.core.messages import Message, ToolCall
+from app.core.session import REASK_TEMPLATE, call_label
+from app.core.tools import USER_SOURCE, Source
+
+
+@dataclasses.dataclass
+class _Turn:
+    turn_id: str
+    messages: list[Message]
+    sources: list[Source]
+    text: list[str] = dataclasses.field(default_factory=list)
+    calls: list[ToolCall] = dataclasses.field(default_factory=list)
+    results: list[Message] = dataclasses.field(default_factory=list)
+
+    def close_step(self) -> None:
+        answered = {m.tool_call_id for m in self.results}
+        calls = tuple(c for c in self.calls if c.id in answered)
+        if self.text or calls:
+            self.messages.append(Message("assistant", "".join(self.text), calls))
+        self.messages.extend(self.results)
+        self.text, self.calls, self.results = [], [], []
+
+    def call(self, event: ev.ToolCallStarted) -> None:
+        call_id = event.call_id.removeprefix(f"{self.turn_id}-")
+        self.calls.append(ToolCall(call_id, event.tool, dict(event.arguments)))
+
+    def result(self, event: ev.ToolCallFinished) -> None:
+        call_id = event.call_id.removeprefix(f"{self.turn_id}-")
+        message = Message(
+            "tool", event.result, tool_call_id=call_id, tool_name=event.tool, is_error=event.is_error
+        )
+        self.results.append(message)
+        if not event.is_error:
+            self.sources.append(Source(event.result, call_label(event.tool, event.arguments), event.server))
+
+
+def model_history(events: Iterable[ev.Event]) -> tuple[list[Message], list[Source]]:
+    messages: list[Message] = []
+    sources: list[Source] = []
+    turn: _Turn | None = None
+    for event in events:
+        if isinstance(event, ev.TurnStarted):
+            _keep(turn, messages, sources)
+            turn = _Turn(event.turn_id, [Message("user", event.text)], [Source(event.text, USER_SOURCE)])
+        elif turn is not None and event.turn_id == turn.turn_id:
+            if isinstance(event, ev.TurnFinished):
+                _keep(None if event.failed or event.cancelled else turn, messages, sources)
+                turn = None
+            else:
+                _step_event(turn, event)
+    _keep(turn, messages, sources)
+    return messages, sources
+
+
+def _step_event(turn: _Turn, event: ev.Event) -> None:
+    if isinstance(event, ev.StepStarted):
+        turn.close_step()
+    elif isinstance(event, ev.TextDelta):
+        turn.text.append(event.text)
+    elif isinstance(event, ev.ToolCallStarted):
+        turn.call(event)
+    elif isinstance(event, ev.ToolCallFinished):
+        turn.result(event)
+    elif isinstance(event, ev.CheckFinished) and event.will_reask:
+        turn.close_step()
+        turn.messages.append(Message("user", REASK_TEMPLATE.format(numbers=", ".join(event.unbacked))))
+
+
+def _keep(turn: _Turn | None, messages: list[Message], sources: list[Source]) -> None:
+    if turn is not None:
+        turn.close_step()
+        messages.extend(turn.messages)
+        sources.extend(turn.sources)

@@ -1,0 +1,72 @@
+"""A saved conversation restores the model's history exactly as the turn loop built it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from app.core import events as ev
+from app.core.backend import ToolCallChunk
+from app.core.messages import ToolCall
+from app.core.session import ChatSession
+from app.history.restore import model_history
+from app.llm.scripted import ScriptedBackend
+from app.mcp.supervisor import Supervisor
+from tests.history.turns import call_events
+from tests.mcp.helpers import EventLog, script_entry
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def tools() -> AsyncIterator[Supervisor]:
+    supervisor = Supervisor([script_entry("basic", "basic.py")], tool_timeout_s=10)
+    await supervisor.start()
+    yield supervisor
+    await supervisor.aclose()
+
+
+def add(a: int, b: int, call_id: str = "c1") -> ToolCallChunk:
+    return ToolCallChunk(ToolCall(call_id, "add", {"a": a, "b": b}))
+
+
+async def test_restored_history_equals_the_sessions_own(tools):
+    steps = [[add(2, 40)], ["It is ", "42."], ["Thinking ", add(1, 1, "c2")], ["Two."]]
+    session = ChatSession(ScriptedBackend(steps), tools)
+    log = EventLog()
+    session.subscribe(log)
+    await session.run_turn("2 + 40?")
+    await session.run_turn("1 + 1?")
+    messages, sources = model_history(log.events)
+    assert messages == session.history
+    assert sources == session._sources
+
+
+async def test_a_cancelled_turn_is_left_out_and_an_unfinished_one_keeps_its_answered_calls(tools):
+    session = ChatSession(ScriptedBackend([["Fine."]]), tools)
+    log = EventLog()
+    session.subscribe(log)
+    await session.run_turn("hello")
+    cancelled = [ev.TurnStarted(turn_id="x", text="never mind"), ev.TurnFinished(turn_id="x", cancelled=True)]
+    unfinished = [
+        ev.TurnStarted(turn_id="k", text="3 + 4?"),
+        ev.StepStarted(turn_id="k", step=1),
+        ev.StepFinished(turn_id="k", step=1),
+        *call_events("k", "c1", {"a": 3, "b": 4}, "7.0", server="basic"),
+        call_events("k", "c2", {"a": 1, "b": 1}, "2.0", server="basic")[0],
+    ]
+    messages, _ = model_history([*log.events, *cancelled, *unfinished])
+    assert [(m.role, m.text) for m in messages] == [
+        ("user", "hello"),
+        ("assistant", "Fine."),
+        ("user", "3 + 4?"),
+        ("assistant", ""),
+        ("tool", "7.0"),
+    ]
+    assert [c.id for c in messages[3].tool_calls] == ["c1"]  # the call killed before its result is dropped
