@@ -158,8 +158,10 @@ class ChatSession:
         self._sources.clear()
 
     def restore(self, history: list[Message], sources: list[Source]) -> None:
-        """Continue a saved conversation (:mod:`app.history`): its messages and what backs its numbers."""
-        self.history[:], self._sources[:] = history, sources
+        """Continue a saved conversation (:mod:`app.history`): its messages and what backs its numbers,
+        each server's results trusted as the settings say now."""
+        marked = [dataclasses.replace(s, trusted=self.trusted(s.server)) if s.server else s for s in sources]
+        self.history[:], self._sources[:] = history, marked
 
     async def run_turn(self, text: str) -> TurnOutcome:
         if self._task is not None:

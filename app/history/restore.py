@@ -42,7 +42,12 @@ class _Turn:
     def result(self, event: ev.ToolCallFinished) -> None:
         call_id = event.call_id.removeprefix(f"{self.turn_id}-")
         message = Message(
-            "tool", event.result, tool_call_id=call_id, tool_name=event.tool, is_error=event.is_error
+            "tool",
+            event.result,
+            tool_call_id=call_id,
+            tool_name=event.tool,
+            is_error=event.is_error,
+            structured=event.structured,
         )
         self.results.append(message)
         if not event.is_error:
