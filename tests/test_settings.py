@@ -110,7 +110,12 @@ def test_backend_choices_come_from_the_backend_registry(monkeypatch):
         Settings(backend="plugin")
     monkeypatch.setitem(registry._FACTORIES, "plugin", "somewhere:create_backend")
     assert Settings(backend="plugin").backend == "plugin"
-    assert Settings.model_json_schema()["properties"]["backend"]["enum"] == ["local", "gemini", "openai", "plugin"]
+    assert Settings.model_json_schema()["properties"]["backend"]["enum"] == [
+        "local",
+        "gemini",
+        "openai",
+        "plugin",
+    ]
 
 
 def test_builtin_model_choices_come_from_the_model_catalogue():
