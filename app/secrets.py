@@ -87,6 +87,11 @@ def get_secret(name: str) -> str | None:
     return _from_env(name) or _from_keyring(name)
 
 
+def stored_secret(user: str) -> str | None:
+    """The keyring entry ``user`` alone, for what only Calculon writes (OAuth tokens)."""
+    return _from_keyring(user)
+
+
 def store_secret(user: str, value: str, what: str = "the secret") -> None:
     _require_keyring()
     try:

@@ -11,9 +11,12 @@ Events: ``ServerLog(server, level, logger, message)`` for each log message a ser
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
+import webbrowser
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp_types
@@ -23,6 +26,12 @@ from app.core import events as ev
 from app.mcp.pause import CallClock
 
 logger = logging.getLogger(__name__)
+
+
+async def system_browser(url: str) -> None:
+    """Open ``url`` in the user's browser (off the loop: some browsers block while starting)."""
+    if not await asyncio.to_thread(webbrowser.open, url):
+        logger.warning("no browser could be opened; open this address to sign in: %s", url)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,10 +48,12 @@ class ClientHandlers:
     list_roots_callback: ListRootsFnT | None = None
     # Not for the Client: the server's call deadlines, which the handlers that ask the user pause.
     clock: CallClock = dataclasses.field(default_factory=CallClock)
+    # Not for the Client either: how an OAuth sign-in shows its consent page (the system browser).
+    open_browser: Callable[[str], Awaitable[None]] = dataclasses.field(default=system_browser)
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for ``mcp.Client``: only the handlers that are set."""
-        fields = [f for f in dataclasses.fields(self) if f.name != "clock"]
+        fields = [f for f in dataclasses.fields(self) if f.name not in ("clock", "open_browser")]
         return {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
 
 
