@@ -4,9 +4,11 @@ The SDK does the protocol: discovery from the server's protected resource metada
 the authorization server's metadata, dynamic client registration, PKCE, the code
 exchange and refreshing. Calculon adds where things live and when a person is involved:
 
-* tokens and the client registration are kept in the OS keyring, per server URL
-  (service ``calculon``, user ``oauth:URL:tokens`` and ``oauth:URL:client``), so a
-  sign-in survives a restart and nothing is written to a file;
+* tokens, their expiry and the client registration are kept in the OS keyring, per
+  server URL (service ``calculon``, users ``oauth:URL:tokens``, ``:expires``, ``:client``),
+  so a sign-in survives a restart, an expired token is refreshed, and nothing is written
+  to a file. (Per server URL, not per issuer: the SDK's storage never learns the issuer;
+  it drops credentials itself when a server's authorization server changes.);
 * the consent page opens only after the user chose Sign in; until then a server that
   wants a sign-in stops at "unauthorized" instead of opening a browser unasked;
 * the authorization code comes back on a loopback redirect (``http://127.0.0.1:PORT/callback``).
@@ -18,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 from urllib.parse import parse_qs, urlsplit
@@ -54,6 +57,16 @@ class KeyringTokenStorage:
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         secrets.store_secret(f"{self.prefix}:tokens", tokens.model_dump_json(), "the sign-in token")
+        if tokens.expires_in is not None:  # the SDK keeps the expiry in memory only
+            expires_at = str(time.time() + tokens.expires_in)
+            secrets.store_secret(f"{self.prefix}:expires", expires_at, "the sign-in token's expiry")
+
+    def expires_at(self) -> float | None:
+        """When the stored access token expires (seconds since the epoch), if the server said."""
+        try:
+            return float(secrets.stored_secret(f"{self.prefix}:expires") or "")
+        except ValueError:
+            return None
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         return _read(f"{self.prefix}:client", OAuthClientInformationFull)
@@ -98,13 +111,16 @@ class OAuthSignIn:
             response_types=["code"],
             token_endpoint_auth_method="none",  # a desktop app keeps no client secret
         )
-        return OAuthClientProvider(
+        provider = OAuthClientProvider(
             self.server_url,
             metadata,
             self.storage,
             redirect_handler=self._consent,
             callback_handler=self._code,
         )
+        # A token stored before a restart: the SDK refreshes it first when this says it expired.
+        provider.context.token_expiry_time = self.storage.expires_at()
+        return provider
 
     async def _consent(self, authorization_url: str) -> None:
         if not self.allowed:
