@@ -46,12 +46,13 @@ def multiplier(*, protected: bool = False, **options: Any) -> MCPServer:
 
 
 @contextlib.asynccontextmanager
-async def serving(app: Any) -> AsyncIterator[str]:
+async def serving(app: Any, port: int = 0) -> AsyncIterator[str]:
     """``app`` (or ``app(base_url)`` when it is a factory) on a port of its own; yields
     ``http://127.0.0.1:PORT``. The socket is listening before the server task starts, so a
     client that connects at once is queued, not refused."""
     listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # the same port again, for a comeback
+    listener.bind(("127.0.0.1", port))
     listener.listen(16)
     port = listener.getsockname()[1]
     if isinstance(app, functools.partial):

@@ -61,3 +61,17 @@ def test_headers_are_filled_from_the_environment_and_saved_as_written(token):
     assert entry.to_json()["headers"] == BEARER  # the placeholder, never the token
     with pytest.raises(MissingSecret):
         expand_headers({"X-Key": "${NOT_SET_ANYWHERE}"})
+
+
+async def test_a_server_that_goes_away_fails_the_call_clearly_and_is_reconnected_when_back(supervise, token):
+    app = rs.http_app(rs.multiplier(protected=True))
+    async with rs.serving(app) as base:
+        supervisor, log = supervise(ServerEntry("hosted", url=f"{base}/mcp", headers=BEARER))
+        await supervisor.start()
+    failed = await supervisor.call_tool("multiply", {"a": 2, "b": 3})
+    assert failed.is_error and "hosted" in failed.text, failed.text
+    since = len(log.events)
+    async with rs.serving(rs.http_app(rs.multiplier(protected=True)), port=int(base.rsplit(":", 1)[1])):
+        await log.wait_state("hosted", "ready", since=since, timeout=20)
+        assert (await supervisor.call_tool("multiply", {"a": 2, "b": 3})).text == "6"
+        await supervisor.aclose()
