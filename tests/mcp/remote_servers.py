@@ -35,6 +35,7 @@ def multiplier(*, protected: bool = False, **options: Any) -> MCPServer:
     if protected:
         options["token_verifier"] = StaticTokenVerifier()
         options["auth"] = AuthSettings(issuer_url="http://127.0.0.1:9", resource_server_url=None)
+    options.setdefault("log_level", "WARNING")  # not a line per HTTP request
     server = MCPServer("remote-multiplier", **options)
 
     @server.tool()

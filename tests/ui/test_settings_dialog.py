@@ -143,3 +143,15 @@ def test_test_connection_names_what_is_wrong(dialog, qtbot):
     made.openai.test_button.click()
     qtbot.waitUntil(lambda: made.openai.test_button.isEnabled(), timeout=10_000)
     assert "Could not reach the model server at http://127.0.0.1:9/v1" in made.openai.result.text()
+
+
+def test_editing_a_remote_entry_keeps_its_headers_placeholders_and_type(dialog):
+    headers = {"Authorization": "Bearer ${API_TOKEN}"}
+    entry = mcp_config.parse_entry(
+        "older", {"url": "http://127.0.0.1:9/sse", "headers": headers, "type": "sse"}
+    )
+    table = dialog().servers
+    table.apply(mcp_config.add_server(table.config, entry))
+    assert table.put(EntryFields("older", url="http://127.0.0.1:8/sse"), replacing=entry)
+    edited = table.config.servers["older"]
+    assert (edited.url, dict(edited.headers), edited.type) == ("http://127.0.0.1:8/sse", headers, "sse")
