@@ -22,6 +22,7 @@ logger = logging.getLogger(__name__)
 SERVICE = "calculon"
 GEMINI_USER = "gemini_api_key"
 GEMINI_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+GEMINI_WHAT = "the Gemini API key"
 OPENAI_USER = "openai_api_key"
 OPENAI_ENV_VAR = "OPENAI_API_KEY"
 
@@ -57,12 +58,12 @@ def keyring_available() -> bool:
 def set_gemini_key(key: str) -> None:
     if not key.strip():
         raise ValueError("the Gemini API key is empty")
-    store_secret(GEMINI_USER, key.strip(), "the Gemini API key")
+    store_secret(GEMINI_USER, key.strip(), GEMINI_WHAT)
 
 
 def delete_gemini_key() -> None:
     """Remove the stored key; removing a key that is not there is not an error."""
-    delete_secret(GEMINI_USER, "the Gemini API key")
+    delete_secret(GEMINI_USER, GEMINI_WHAT)
 
 
 def get_openai_key() -> str | None:
@@ -93,7 +94,7 @@ def stored_secret(user: str) -> str | None:
 
 
 def store_secret(user: str, value: str, what: str = "the secret") -> None:
-    _require_keyring()
+    _require_keyring(what)
     try:
         keyring.set_password(SERVICE, user, value)
     except keyring.errors.KeyringError as exc:
@@ -102,7 +103,7 @@ def store_secret(user: str, value: str, what: str = "the secret") -> None:
 
 def delete_secret(user: str, what: str = "the secret") -> None:
     """Remove a stored secret; removing one that is not there is not an error."""
-    _require_keyring()
+    _require_keyring(what)
     try:
         keyring.delete_password(SERVICE, user)
     except keyring.errors.PasswordDeleteError:
@@ -127,6 +128,12 @@ def _from_keyring(user: str = GEMINI_USER) -> str | None:
     return (value or "").strip() or None
 
 
-def _require_keyring() -> None:
-    if not keyring_available():
+def _require_keyring(what: str) -> None:
+    if keyring_available():
+        return
+    if what == GEMINI_WHAT:
         raise SecretStoreError(NO_KEYRING)
+    raise SecretStoreError(
+        f"No system keyring is available to store {what} (on Linux, install and unlock a Secret Service "
+        "such as GNOME Keyring or KWallet)."
+    )

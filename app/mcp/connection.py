@@ -45,7 +45,7 @@ from app.mcp.lifecycle import (
     file_safe,
     stderr_hint,
 )
-from app.mcp.oauth import OAuthSignIn
+from app.mcp.oauth import CONSENT_TIMEOUT_S, OAuthSignIn
 from app.mcp.remote import HttpWatch, refusal, remote_transport
 from app.mcp.screen import screen
 from app.mcp.transport import StdioTransport
@@ -204,7 +204,7 @@ class ServerConnection:
         try:
             # The deadline covers only the connect, but its scope must enclose the
             # client's whole life: the client's task groups live inside it.
-            with anyio.fail_after(self.limits.connect_timeout_s) as self._connecting:
+            with anyio.fail_after(self._connect_limit()) as self._connecting:
                 async with contextlib.AsyncExitStack() as stack:
                     client = await self._connect(stack)
                     self._connecting.deadline, self._connecting = math.inf, None
@@ -223,6 +223,15 @@ class ServerConnection:
         finally:
             self._connecting = None
         return reason
+
+    def _connect_limit(self) -> float:
+        """A sign-in waits for a person at the browser, which may take longer than a connect."""
+        signing_in = self.oauth is not None and self.oauth.allowed
+        return (
+            max(self.limits.connect_timeout_s, CONSENT_TIMEOUT_S)
+            if signing_in
+            else self.limits.connect_timeout_s
+        )
 
     async def _connect(self, stack: contextlib.AsyncExitStack) -> Client:
         began = time.perf_counter()

@@ -46,6 +46,16 @@ class SignInNeeded(OAuthFlowError):
     """The server wants a sign-in and the user has not asked for one yet."""
 
 
+def _not_sign_in_needed(record: logging.LogRecord) -> bool:
+    """The SDK logs every failed flow with a traceback; a sign-in not yet asked for is no failure:
+    the server's state says it (unauthorized, with Sign in)."""
+    error = record.exc_info[1] if record.exc_info else None
+    return not isinstance(error, SignInNeeded)
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_sign_in_needed)
+
+
 class KeyringTokenStorage:
     """The SDK's ``TokenStorage`` over the OS keyring, for one server URL."""
 
@@ -127,8 +137,13 @@ class OAuthSignIn:
             raise SignInNeeded("the server needs a sign-in")
         self.allowed = False
         # Listening before the browser opens: the redirect may come back at once.
-        self._loopback = await LoopbackRedirect.listen(self.port)
-        await self.open_browser(authorization_url)
+        self._loopback = loopback = await LoopbackRedirect.listen(self.port)
+        try:
+            await self.open_browser(authorization_url)
+        except BaseException:
+            loopback.close()
+            self._loopback = None
+            raise
 
     async def _code(self) -> AuthorizationCodeResult:
         loopback, self._loopback = self._loopback, None
@@ -149,6 +164,10 @@ class LoopbackRedirect:
         redirect = cls()
         redirect.server = await asyncio.start_server(redirect._answer, "127.0.0.1", port)
         return redirect
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
 
     async def result(self, timeout: float) -> AuthorizationCodeResult:
         assert self.server is not None
