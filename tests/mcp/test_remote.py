@@ -75,3 +75,13 @@ async def test_a_server_that_goes_away_fails_the_call_clearly_and_is_reconnected
         await log.wait_state("hosted", "ready", since=since, timeout=20)
         assert (await supervisor.call_tool("multiply", {"a": 2, "b": 3})).text == "6"
         await supervisor.aclose()
+
+
+def test_a_header_secret_not_in_the_environment_comes_from_the_keyring():
+    from app import secrets
+    from tests.keyrings import InMemoryKeyringForTests, keyring_backend
+
+    store = InMemoryKeyringForTests()
+    store.entries[(secrets.SERVICE, "REMOTE_TEST_TOKEN")] = "from-keyring"
+    with keyring_backend(store):
+        assert expand_headers(BEARER) == {"Authorization": "Bearer from-keyring"}
