@@ -41,6 +41,8 @@ _BACKEND_FIELDS = (
     "n_ctx",
     "n_threads",
     "gemini_model",
+    "openai_base_url",
+    "openai_model",
 )
 
 

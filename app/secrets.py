@@ -1,8 +1,11 @@
-"""The Gemini API key: from the environment, else the OS keyring. Never a plain file.
+"""API keys and other secrets: from the environment, else the OS keyring. Never a plain file.
 
-Lookup order: ``GEMINI_API_KEY``, ``GOOGLE_API_KEY``, then the keyring entry
-(service ``calculon``, user ``gemini_api_key``). Headless systems often have no
-keyring backend; then reading finds nothing and writing says why it cannot.
+Gemini's key: ``GEMINI_API_KEY``, ``GOOGLE_API_KEY``, then the keyring entry
+(service ``calculon``, user ``gemini_api_key``). An OpenAI-compatible server's key:
+``OPENAI_API_KEY``, then user ``openai_api_key``. Any other named secret (``${NAME}``
+in a servers-file header, OAuth tokens) is read with :func:`get_secret`: the
+environment variable ``NAME``, then the keyring user ``NAME``. Headless systems often
+have no keyring backend; then reading finds nothing and writing says why it cannot.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ logger = logging.getLogger(__name__)
 SERVICE = "calculon"
 GEMINI_USER = "gemini_api_key"
 GEMINI_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+GEMINI_WHAT = "the Gemini API key"
+OPENAI_USER = "openai_api_key"
+OPENAI_ENV_VAR = "OPENAI_API_KEY"
 
 NO_KEYRING = (
     "No system keyring is available to store the Gemini API key (on Linux, install and unlock a "
@@ -50,43 +56,84 @@ def keyring_available() -> bool:
 
 
 def set_gemini_key(key: str) -> None:
-    key = key.strip()
-    if not key:
+    if not key.strip():
         raise ValueError("the Gemini API key is empty")
-    _require_keyring()
-    try:
-        keyring.set_password(SERVICE, GEMINI_USER, key)
-    except keyring.errors.KeyringError as exc:
-        raise SecretStoreError(f"The system keyring refused to store the Gemini API key: {exc}") from exc
+    store_secret(GEMINI_USER, key.strip(), GEMINI_WHAT)
 
 
 def delete_gemini_key() -> None:
     """Remove the stored key; removing a key that is not there is not an error."""
-    _require_keyring()
+    delete_secret(GEMINI_USER, GEMINI_WHAT)
+
+
+def get_openai_key() -> str | None:
+    return _from_env(OPENAI_ENV_VAR) or _from_keyring(OPENAI_USER)
+
+
+def openai_key_source() -> str | None:
+    """Where the key would come from: ``OPENAI_API_KEY``, ``"keyring"``, or None."""
+    if _from_env(OPENAI_ENV_VAR):
+        return OPENAI_ENV_VAR
+    return "keyring" if _from_keyring(OPENAI_USER) else None
+
+
+def set_openai_key(key: str) -> None:
+    if not key.strip():
+        raise ValueError("the API key is empty")
+    store_secret(OPENAI_USER, key.strip(), "the OpenAI-compatible API key")
+
+
+def get_secret(name: str) -> str | None:
+    """The secret ``name``: the environment variable of that name, else the keyring entry."""
+    return _from_env(name) or _from_keyring(name)
+
+
+def stored_secret(user: str) -> str | None:
+    """The keyring entry ``user`` alone, for what only Calculon writes (OAuth tokens)."""
+    return _from_keyring(user)
+
+
+def store_secret(user: str, value: str, what: str = "the secret") -> None:
+    _require_keyring(what)
     try:
-        keyring.delete_password(SERVICE, GEMINI_USER)
-    except keyring.errors.PasswordDeleteError:
-        logger.debug("no Gemini key in the keyring to delete")
+        keyring.set_password(SERVICE, user, value)
     except keyring.errors.KeyringError as exc:
-        raise SecretStoreError(f"The system keyring refused to delete the Gemini API key: {exc}") from exc
+        raise SecretStoreError(f"The system keyring refused to store {what}: {exc}") from exc
+
+
+def delete_secret(user: str, what: str = "the secret") -> None:
+    """Remove a stored secret; removing one that is not there is not an error."""
+    _require_keyring(what)
+    try:
+        keyring.delete_password(SERVICE, user)
+    except keyring.errors.PasswordDeleteError:
+        logger.debug("no %s in the keyring to delete", user)
+    except keyring.errors.KeyringError as exc:
+        raise SecretStoreError(f"The system keyring refused to delete {what}: {exc}") from exc
 
 
 def _from_env(name: str) -> str | None:
     return os.environ.get(name, "").strip() or None
 
 
-def _from_keyring() -> str | None:
+def _from_keyring(user: str = GEMINI_USER) -> str | None:
     if not keyring_available():
         return None
     try:
-        value = keyring.get_password(SERVICE, GEMINI_USER)
+        value = keyring.get_password(SERVICE, user)
     except keyring.errors.KeyringError:
         # A locked or broken keyring reads as "no key"; the caller words what to do.
-        logger.warning("could not read the Gemini key from the system keyring", exc_info=True)
+        logger.warning("could not read %s from the system keyring", user, exc_info=True)
         return None
     return (value or "").strip() or None
 
 
-def _require_keyring() -> None:
-    if not keyring_available():
+def _require_keyring(what: str) -> None:
+    if keyring_available():
+        return
+    if what == GEMINI_WHAT:
         raise SecretStoreError(NO_KEYRING)
+    raise SecretStoreError(
+        f"No system keyring is available to store {what} (on Linux, install and unlock a Secret Service "
+        "such as GNOME Keyring or KWallet)."
+    )

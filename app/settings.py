@@ -7,7 +7,7 @@ edited on, its bounds and its choices. The settings dialog is generated from
 backends, the tool encoders) come from their registries, looked up only when a value is
 checked or the schema is built, so importing this module loads none of them.
 
-The Gemini key is not here: it lives in the environment or the OS keyring
+The API keys are not here: it lives in the environment or the OS keyring
 (see :mod:`app.secrets`), never in a plain-text file.
 """
 
@@ -96,7 +96,11 @@ class Settings(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", validate_assignment=True, allow_inf_nan=False)
 
     backend: Annotated[str, OneOf(backend_names)] = setting(
-        "local", "General", "Backend", "Where the model runs: on this machine, or Google Gemini."
+        "local",
+        "General",
+        "Backend",
+        "Where the model runs: on this machine, Google Gemini, or an OpenAI-compatible server"
+        " (llama.cpp, vLLM, Ollama, LM Studio).",
     )
     model_path: str = setting("", "Local model", "GGUF file", "Empty: the built-in model below.")
     builtin_model: Annotated[str, OneOf(builtin_model_ids)] = setting(
@@ -108,6 +112,16 @@ class Settings(BaseModel):
     n_ctx: int = setting(4096, "Local model", "Context size (tokens)", ge=256, le=1_048_576)
     n_threads: int = setting(0, "Local model", "Threads", "0 = let llama.cpp choose.", ge=0, le=512)
     gemini_model: str = setting("gemini-2.5-flash", "Gemini", "Model name")
+    openai_base_url: str = setting(
+        "http://127.0.0.1:8080/v1",
+        "OpenAI-compatible",
+        "Base URL",
+        "The server's OpenAI address, usually ending in /v1 (Ollama: http://127.0.0.1:11434/v1,"
+        " LM Studio: http://127.0.0.1:1234/v1).",
+    )
+    openai_model: str = setting(
+        "", "OpenAI-compatible", "Model name", "Empty: the first model the server lists."
+    )
     strict: bool = setting(
         True, "General", "Calculon mode", "Check every number in an answer against tool results."
     )
@@ -172,6 +186,13 @@ class Settings(BaseModel):
     def _model_named(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("the Gemini model name is empty")
+        return value
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _web_address(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("the base URL must start with http:// or https://")
         return value
 
     def problems(self) -> list[str]:

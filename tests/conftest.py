@@ -42,6 +42,13 @@ def isolated_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("CALCULON_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("CALCULON_DATA_DIR", str(tmp_path / "data"))
     # The app's own secrets must never leak into a test or a child server.
-    for key in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
+    secrets = (
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GEMINI_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+    )
+    for key in secrets:
         monkeypatch.delenv(key, raising=False)
     return tmp_path

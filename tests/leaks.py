@@ -20,6 +20,9 @@ GRACE_S = 3.0  # how long a thread or child may take to finish after its test
 # There is no allow-list: nothing in the suite needs one. Qt's own threads are not Python
 # threads (threading.enumerate() never lists them), and no fixture wider than a test starts
 # a thread or a process; one that does must name what it starts here and why.
+# - tests/llm/conftest.py `llama_server` (session): one `llama_cpp.server` child for the whole run,
+#   since loading the model per test would cost seconds each; it is started before any test's
+#   snapshot is taken, so no test counts it as its own.
 
 
 def running_children(pid: int | None = None) -> dict[int, str]:

@@ -184,12 +184,21 @@ def test_ask_flags_override_the_saved_settings(tmp_path):
     args = cli.build_parser().parse_args(["ask", "hi", "--backend", "gemini", "--model", "gemini-x"])
     settings = commands.ask_settings(args)
     assert (settings.backend, settings.gemini_model, settings.strict) == ("gemini", "gemini-x", True)
+    args = cli.build_parser().parse_args(
+        ["ask", "hi", "--backend", "openai", "--model", "m", "--base-url", "http://127.0.0.1:1234/v1"]
+    )
+    settings = commands.ask_settings(args)
+    assert (settings.backend, settings.openai_model, settings.openai_base_url) == (
+        "openai",
+        "m",
+        "http://127.0.0.1:1234/v1",
+    )
 
 
 def test_backend_choices_on_the_command_line_come_from_the_registry(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         cli.build_parser().parse_args(["ask", "hi", "--backend", "plugin"])
-    assert "--backend {local,gemini}" in capsys.readouterr().err
+    assert "--backend {local,gemini,openai}" in capsys.readouterr().err
     monkeypatch.setitem(registry._FACTORIES, "plugin", "somewhere:create_backend")
     assert cli.build_parser().parse_args(["ask", "hi", "--backend", "plugin"]).backend == "plugin"
 

@@ -46,6 +46,8 @@ ADDED_SINCE = {
     "tool_approvals": {},
     "sampling_per_minute": 10,
     "history_keep_days": 0,
+    "openai_base_url": "http://127.0.0.1:8080/v1",
+    "openai_model": "",
 }
 SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, **ADDED_SINCE}
 
@@ -105,11 +107,16 @@ def test_a_blank_gemini_model_is_refused_in_words():
 
 
 def test_backend_choices_come_from_the_backend_registry(monkeypatch):
-    with pytest.raises(SettingsError, match="must be one of local, gemini"):
+    with pytest.raises(SettingsError, match="must be one of local, gemini, openai"):
         Settings(backend="plugin")
     monkeypatch.setitem(registry._FACTORIES, "plugin", "somewhere:create_backend")
     assert Settings(backend="plugin").backend == "plugin"
-    assert Settings.model_json_schema()["properties"]["backend"]["enum"] == ["local", "gemini", "plugin"]
+    assert Settings.model_json_schema()["properties"]["backend"]["enum"] == [
+        "local",
+        "gemini",
+        "openai",
+        "plugin",
+    ]
 
 
 def test_builtin_model_choices_come_from_the_model_catalogue():

@@ -5,7 +5,7 @@
     calculon call TOOL [JSON_ARGS] [--json]        one tool, called directly
               [--yes] [--decline] [--elicit JSON] (also on ask): how requests for a person are answered
     calculon servers [--json]                      each configured server's state
-    calculon ask PROMPT [--backend B] [--model M] [--json] [--strict/--no-strict]
+    calculon ask PROMPT [--backend B] [--model M] [--base-url URL] [--json] [--strict/--no-strict]
                  [--no-save] [--continue [ID]]      saved in the history unless --no-save
     calculon resources|read|prompts|prompt|complete  what servers offer besides tools (app.cli.surface)
     calculon history list|show|search|export|delete   the saved conversations (app.cli.history)
@@ -65,7 +65,8 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     ask = commands.add_parser("ask", help="run one turn and print the answer")
     ask.add_argument("prompt", metavar="PROMPT")
     ask.add_argument("--backend", choices=backend_names(), help="override the configured backend")
-    ask.add_argument("--model", metavar="PATH", help="GGUF file (local) or model name (gemini)")
+    ask.add_argument("--model", metavar="PATH", help="GGUF file (local) or model name (gemini, openai)")
+    ask.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible server (openai), e.g. .../v1")
     ask.add_argument("--json", action="store_true", help="print the turn as JSON on stdout")
     ask.add_argument(
         "--strict", action=argparse.BooleanOptionalAction, default=None, help="Calculon mode (number checks)"

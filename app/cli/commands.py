@@ -216,6 +216,9 @@ def serve(args: argparse.Namespace) -> int:
 # --- ask ----------------------------------------------------------------
 
 
+_MODEL_FIELDS = {"gemini": "gemini_model", "openai": "openai_model"}  # which setting --model sets
+
+
 def ask_settings(args: argparse.Namespace) -> Settings:
     """Saved settings with the command line's overrides, validated."""
     settings = strict_settings()
@@ -224,9 +227,11 @@ def ask_settings(args: argparse.Namespace) -> Settings:
         changes["backend"] = args.backend
     if args.strict is not None:
         changes["strict"] = args.strict
+    backend = changes.get("backend", settings.backend)
     if args.model:
-        backend = changes.get("backend", settings.backend)
-        changes["gemini_model" if backend == "gemini" else "model_path"] = args.model
+        changes[_MODEL_FIELDS.get(backend, "model_path")] = args.model
+    if args.base_url:
+        changes["openai_base_url"] = args.base_url
     settings = Settings.from_dict({**settings.to_dict(), **changes})
     settings.check_usable()
     return settings

@@ -196,7 +196,7 @@ class ModelLoading(Event):
 class ServerStateChanged(Event):
     kind: ClassVar[str] = "server_state"
     server: str
-    state: str  # starting, ready, crashed, restarting, stopped, failed, disabled
+    state: str  # starting, ready, crashed, restarting, stopped, failed, unauthorized, disabled
     pid: int | None = None
     tool_count: int = 0
     last_error: str = ""

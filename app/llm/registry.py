@@ -17,6 +17,7 @@ BackendFactory = Callable[..., Backend]
 _FACTORIES: dict[str, str | BackendFactory] = {
     "local": "app.llm.local:create_backend",
     "gemini": "app.llm.gemini:create_backend",
+    "openai": "app.llm.openai:create_backend",
 }
 
 

@@ -3,10 +3,17 @@
     {"mcpServers": {
         "calculator": {"command": "calculon", "args": ["serve", "calculator"]},
         "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"ROOT": "/tmp"}},
-        "remote": {"url": "https://example.com/mcp", "disabled": true}}}
+        "remote": {"url": "https://example.com/mcp", "disabled": true},
+        "hosted": {"url": "https://example.com/mcp",
+                   "headers": {"Authorization": "Bearer ${API_TOKEN}"}},
+        "older": {"url": "https://example.com/sse", "type": "sse"}}}
 
 Each entry has either ``command`` (a local process spoken to over stdio, with
-optional ``args`` and ``env``) or ``url`` (a Streamable HTTP server). An entry
+optional ``args`` and ``env``) or ``url`` (a Streamable HTTP server, or with
+``"type": "sse"`` the legacy HTTP+SSE transport). A remote entry's ``headers``
+go with every request; ``${NAME}`` in them is filled in from the environment
+variable ``NAME`` or the keyring entry ``NAME`` when the server connects
+(:mod:`app.mcp.remote`), so the file never holds the secret. An entry
 with ``"disabled": true`` stays in the file but is not started. The command
 ``calculon`` means Calculon itself, resolved when the server starts, so the
 bundled servers are ordinary entries and the file stays portable. Keys this
@@ -25,6 +32,7 @@ from typing import Any
 from app import paths
 from app.jsonfile import JsonProblem, read_json
 
+REMOTE_TYPES = ("http", "streamable-http", "sse")
 SELF_COMMAND = "calculon"  # stands for the running Calculon executable
 DEFAULT_BUNDLED = ("calculator", "converter", "clock")
 MAX_FILE_BYTES = 1024 * 1024  # a thousand servers fit in a tenth of this
@@ -55,6 +63,12 @@ class ServerEntry:
     url: str = ""
     disabled: bool = False
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # unknown keys, kept verbatim
+    headers: Mapping[str, str] = dataclasses.field(default_factory=dict)  # as written: ${NAME} unfilled
+    type: str = ""  # "sse" for the legacy transport; "", "http" or "streamable-http" otherwise
+
+    @property
+    def sse(self) -> bool:
+        return self.type == "sse"
 
     @property
     def remote(self) -> bool:
@@ -79,9 +93,11 @@ class ServerEntry:
         body: dict[str, Any] = dict(self.extra)
         if self.url:
             body["url"] = self.url
+            body.update(_non_empty(headers=dict(self.headers)))
         else:
             body["command"] = self.command
             body["args"] = list(self.args)
+        body.update(_non_empty(type=self.type))
         if self.env:
             body["env"] = dict(self.env)
         if self.disabled:
@@ -174,6 +190,8 @@ def parse_entry(name: str, body: Any, path: Path | None = None) -> ServerEntry:
         raise fail('has both "command" and "url"; give one')
     if "command" not in body and "url" not in body:
         raise fail('needs a "command" (local server) or a "url" (remote server)')
+    if "command" in body and ("headers" in body or body.get("type") in REMOTE_TYPES):
+        raise fail('"headers" and "type" are for a remote server (one with a "url")')
     for key, (valid, expected) in _FIELDS.items():
         if key in body and not valid(body[key]):
             raise fail(f'"{key}" must be {expected}')
@@ -186,7 +204,13 @@ def parse_entry(name: str, body: Any, path: Path | None = None) -> ServerEntry:
         url=body.get("url", ""),
         disabled=body.get("disabled", False),
         extra=extra,
+        headers=dict(body.get("headers", {})),
+        type=body.get("type", ""),
     )
+
+
+def _non_empty(**values: Any) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value}
 
 
 def _strings(value: Any) -> bool:
@@ -199,6 +223,8 @@ _FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "env": (lambda v: isinstance(v, dict) and _strings(list(v.values())), "an object of string values"),
     "url": (lambda v: isinstance(v, str) and v.startswith(("http://", "https://")), "an http(s):// address"),
     "disabled": (lambda v: isinstance(v, bool), "true or false"),
+    "headers": (lambda v: isinstance(v, dict) and _strings(list(v.values())), "an object of string values"),
+    "type": (lambda v: v in (*REMOTE_TYPES, "stdio"), '"http", "streamable-http", "sse" or "stdio"'),
 }
 
 

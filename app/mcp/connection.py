@@ -27,6 +27,7 @@ from pathlib import Path
 import anyio
 import mcp_types
 from mcp import Client, MCPDeprecationWarning, MCPError
+from mcp.client import Transport
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from app.mcp.catalog import Catalog, catalog_of, relisted
@@ -46,12 +47,22 @@ from app.mcp.lifecycle import (
     file_safe,
     stderr_hint,
 )
+from app.mcp.oauth import CONSENT_TIMEOUT_S, OAuthSignIn
+from app.mcp.remote import HttpWatch, refusal, remote_transport
 from app.mcp.screen import screen
 from app.mcp.transport import StdioTransport
 
 logger = logging.getLogger(__name__)
 
 _CLIENT_INFO = mcp_types.Implementation(name="calculon", version="0.1")
+REMOTE_REQUEST_S = 30.0  # connecting to a remote server, and each request but a stream's wait
+
+
+def _oauth_for(entry: ServerEntry, handlers: ClientHandlers) -> OAuthSignIn | None:
+    """Remote servers sign in with OAuth unless their entry sends credentials itself."""
+    if not entry.remote or any(name.lower() == "authorization" for name in entry.headers):
+        return None
+    return OAuthSignIn(entry.url, handlers.open_browser)
 
 
 class ServerConnection:
@@ -95,6 +106,8 @@ class ServerConnection:
         self._ended = ""  # why the current session is ending, once the owner knows
         self._failures = 0
         self._connecting: anyio.CancelScope | None = None  # while a session connects
+        self.http = HttpWatch()  # a remote server's last refusal
+        self.oauth = _oauth_for(entry, self.handlers)
 
     # --- observation ---
 
@@ -148,6 +161,14 @@ class ServerConnection:
         except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.info("server %s: could not tell it the roots changed", self.name, exc_info=True)
 
+    def allow_sign_in(self) -> bool:
+        """Let the next connection attempt open the browser for an OAuth sign-in; False when
+        this server does not use OAuth (it has an Authorization header of its own, or is local)."""
+        if self.oauth is None:
+            return False
+        self.oauth.allowed = True
+        return True
+
     def request_restart(self) -> None:
         self._restart = True
         self._wake.set()
@@ -169,8 +190,10 @@ class ServerConnection:
             while not self._stopping:
                 started = time.monotonic()
                 reason = await self._session(state)
-                if reason == "error":  # never became ready: this attempt is over
+                if reason in ("error", "refused"):  # never became ready: this attempt is over
                     self._settle()
+                if reason == "refused":  # trying again with the same credentials cannot help
+                    reason = await self._wait_as("unauthorized")
                 state = "restarting"
                 if reason == "stop" or (reason != "restart" and not await self._recover(started)):
                     break
@@ -189,7 +212,7 @@ class ServerConnection:
         try:
             # The deadline covers only the connect, but its scope must enclose the
             # client's whole life: the client's task groups live inside it.
-            with anyio.fail_after(self.limits.connect_timeout_s) as self._connecting:
+            with anyio.fail_after(self._connect_limit()) as self._connecting:
                 async with contextlib.AsyncExitStack() as stack:
                     client = await self._connect(stack)
                     self._connecting.deadline, self._connecting = math.inf, None
@@ -198,6 +221,9 @@ class ServerConnection:
                     self._wind_down(reason)
         except Exception as exc:  # top of one session: any failure becomes state, never a crash
             self._leave_ready()
+            if self.entry.remote and self.http.refused:
+                self.last_error = refusal(self.name, self.http)
+                return "refused"
             limit = self.limits.connect_timeout_s
             self.last_error = describe_failure(self.entry, exc, self._transport, limit)
             logger.info("server %s: %s", self.name, self.last_error, exc_info=not expected(exc))
@@ -205,6 +231,15 @@ class ServerConnection:
         finally:
             self._connecting = None
         return reason
+
+    def _connect_limit(self) -> float:
+        """A sign-in waits for a person at the browser, which may take longer than a connect."""
+        signing_in = self.oauth is not None and self.oauth.allowed
+        return (
+            max(self.limits.connect_timeout_s, CONSENT_TIMEOUT_S)
+            if signing_in
+            else self.limits.connect_timeout_s
+        )
 
     async def _connect(self, stack: contextlib.AsyncExitStack) -> Client:
         began = time.perf_counter()
@@ -261,10 +296,12 @@ class ServerConnection:
         for reason in self.skipped:
             logger.info("server %s: %s", self.name, reason)
 
-    def _open_transport(self) -> StdioTransport | str:
+    def _open_transport(self) -> Transport:
         old, self._transport = self._transport, None
         if self.entry.remote:
-            return self.entry.url
+            timeout = min(self.limits.connect_timeout_s, REMOTE_REQUEST_S)
+            auth = self.oauth.provider() if self.oauth is not None else None
+            return remote_transport(self.entry, self.http, timeout_s=timeout, auth=auth)
         log = self.log_dir / f"{file_safe(self.name)}.log" if self.log_dir else None
         transport = StdioTransport(
             self.entry.launch_command(), env=self.entry.env, log_path=log, on_exit=self._child_exited
@@ -341,6 +378,12 @@ class ServerConnection:
         if self._restart:
             self._failures = 0
         return not self._stopping
+
+    async def _wait_as(self, state: str) -> str:
+        """Stay in ``state`` until the user restarts (after a sign-in, or new headers) or stops."""
+        self._set_state(state)
+        await self._wait_for_request()
+        return "stop" if self._stopping else "restart"
 
     async def _wait_for_request(self) -> None:
         while not (self._stopping or self._restart):

@@ -12,9 +12,12 @@ Events: ``ServerLog(server, level, logger, message)`` for each log message a ser
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
+import webbrowser
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp_types
@@ -25,6 +28,12 @@ from app.mcp.changes import ListChanges
 from app.mcp.pause import CallClock
 
 logger = logging.getLogger(__name__)
+
+
+async def system_browser(url: str) -> None:
+    """Open ``url`` in the user's browser (off the loop: some browsers block while starting)."""
+    if not await asyncio.to_thread(webbrowser.open, url):
+        logger.warning("no browser could be opened; open this address to sign in: %s", url)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,10 +52,13 @@ class ClientHandlers:
     clock: CallClock = dataclasses.field(default_factory=CallClock)
     # list_changed and resource updates; the message handler unless another is set.
     changes: ListChanges | None = None
+    # Not for the Client either: how an OAuth sign-in shows its consent page (the system browser).
+    open_browser: Callable[[str], Awaitable[None]] = dataclasses.field(default=system_browser)
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for ``mcp.Client``: only the handlers that are set."""
-        fields = [f for f in dataclasses.fields(self) if f.name not in ("clock", "changes")]
+        skip = ("clock", "changes", "open_browser")
+        fields = [f for f in dataclasses.fields(self) if f.name not in skip]
         options = {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
         if self.changes is not None:
             options.setdefault("message_handler", self.changes)

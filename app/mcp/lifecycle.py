@@ -12,7 +12,7 @@ from mcp import Client, MCPError
 from app.mcp.config import ServerEntry
 from app.mcp.transport import StdioTransport
 
-DOWN = ("failed", "stopped")  # states a server does not leave by itself
+DOWN = ("failed", "stopped", "unauthorized")  # states a server does not leave by itself
 
 
 @dataclasses.dataclass
@@ -41,7 +41,7 @@ class Backoff:
 @dataclasses.dataclass(frozen=True)
 class ServerStatus:
     name: str
-    state: str  # starting, ready, crashed, restarting, stopped, failed, disabled
+    state: str  # starting, ready, crashed, restarting, stopped, failed, unauthorized, disabled
     pid: int | None = None
     tool_count: int = 0
     last_error: str = ""

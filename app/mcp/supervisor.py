@@ -104,6 +104,12 @@ class Supervisor:
             await asyncio.wait([settled], timeout=timeout)
         return self.connections[name].status()
 
+    async def sign_in(self, name: str, *, timeout: float = 300.0) -> ServerStatus:
+        """Connect ``name`` again, this time letting OAuth open the browser for consent."""
+        if not self._connection(name).allow_sign_in():
+            return self.connections[name].status()
+        return await self.restart(name, timeout=timeout)
+
     async def update(self, servers: ServersConfig | Sequence[ServerEntry], *, wait: bool = True) -> None:
         """Adopt an edited config: stop servers removed or disabled, restart changed ones,
         start new ones; servers whose entry did not change keep running untouched, and one

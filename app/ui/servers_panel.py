@@ -57,6 +57,8 @@ class ServerControl(Protocol):
 
     def restart(self, name: str) -> Awaitable[Any]: ...
 
+    def sign_in(self, name: str) -> Awaitable[Any]: ...
+
 
 class ApprovalControl(Protocol):
     """Each tool's remembered approval (``app.permissions.ApprovalEditor``)."""
@@ -113,9 +115,12 @@ class ServersPanel(QWidget):
         self.log.setPlaceholderText("The server's stderr appears here.")
         self.restart_button = QPushButton("Restart", self)
         self.refresh_button = QPushButton("Refresh log", self)
+        self.sign_in_button = QPushButton("Sign in", self)
+        self.sign_in_button.setToolTip("Open the browser to sign in to this server (OAuth).")
         self._layout()
         self.servers.currentRowChanged.connect(lambda _row: self.refresh_selected())
         self.restart_button.clicked.connect(self.restart_selected)
+        self.sign_in_button.clicked.connect(self.sign_in_selected)
         self.refresh_button.clicked.connect(self.refresh_selected)
         self.tools.currentRowChanged.connect(lambda _row: self.show_policy())
         self.policy.activated.connect(lambda _index: self._policy_chosen())
@@ -126,6 +131,7 @@ class ServersPanel(QWidget):
     def _layout(self) -> None:
         buttons = QHBoxLayout()
         buttons.addWidget(self.restart_button)
+        buttons.addWidget(self.sign_in_button)
         buttons.addWidget(self.refresh_button)
         buttons.addStretch(1)
         detail = QWidget(self)
@@ -189,6 +195,8 @@ class ServersPanel(QWidget):
         name = self.selected()
         self.restart_button.setEnabled(name is not None and self.control is not None)
         self.refresh_button.setEnabled(name is not None and self.control is not None)
+        # A remote server that refused us waits for this; other servers never need it.
+        self.sign_in_button.setVisible(name is not None and self.states[name].state == "unauthorized")
         if name is None:
             self.summary.setText("No servers yet.")
             return
@@ -232,10 +240,16 @@ class ServersPanel(QWidget):
         return next((s for s in self.control.states() if s.name == name), None)
 
     def restart_selected(self) -> None:
+        self._on_selected(lambda control, name: control.restart(name))
+
+    def sign_in_selected(self) -> None:
+        self._on_selected(lambda control, name: control.sign_in(name))
+
+    def _on_selected(self, action: Any) -> None:
         name = self.selected()
         if name is None or self.control is None:
             return
-        task = asyncio.ensure_future(self.control.restart(name))
+        task = asyncio.ensure_future(action(self.control, name))
         self._tasks.add(task)
         task.add_done_callback(self._restart_done)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -117,7 +118,7 @@ class ServersTable(QWidget):
     def put(self, fields: EntryFields, replacing: ServerEntry | None = None) -> bool:
         """Validate and store one entry; False (and ``problem``) when it is refused."""
         try:
-            entry = fields.to_entry(dict(replacing.extra) if replacing else None)
+            entry = fields.to_entry(_kept(replacing))
             config = self.config
             if replacing is not None and replacing.name != entry.name:
                 config = mcp_config.remove_server(config, replacing.name)
@@ -189,3 +190,14 @@ class EntryDialog(QDialog):
             enabled=self._enabled.isChecked(),
             roots=self._roots.toPlainText(),
         )
+
+
+def _kept(replacing: ServerEntry | None) -> dict[str, Any] | None:
+    """What the edit dialog does not show but the entry keeps: unknown keys, and a remote
+    entry's headers (their ``${NAME}`` placeholders as written) and transport type."""
+    if replacing is None:
+        return None
+    kept: dict[str, Any] = dict(replacing.extra)
+    if replacing.remote:
+        kept.update({k: v for k, v in (("headers", dict(replacing.headers)), ("type", replacing.type)) if v})
+    return kept

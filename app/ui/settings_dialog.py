@@ -25,10 +25,11 @@ from app.mcp.config import ServersConfig, save_config
 from app.settings import Settings, save_settings
 from app.ui import secrets_ui, theme
 from app.ui.gpu import probe_gpu
+from app.ui.openai_tab import OpenAITab
 from app.ui.servers_table import ServersTable
 from app.ui.settings_form import SettingsForm
 
-TABS = ("General", "Local model", "Gemini", "Tools")
+TABS = ("General", "Local model", "Gemini", "OpenAI-compatible", "Tools")
 GpuProbe = Callable[[], Awaitable[str]]
 
 
@@ -88,6 +89,7 @@ class SettingsDialog(QDialog):
                 form.addRow("", _plain(spec.hint, self))
         forms["Local model"].addRow("GPU", self.gpu_label)
         self._key_rows(forms["Gemini"])
+        self.openai = OpenAITab(forms["OpenAI-compatible"], self, self.form.values)
         for name, form in forms.items():
             page = QWidget(self)
             page.setLayout(form)
@@ -149,7 +151,8 @@ class SettingsDialog(QDialog):
             self.check()
             return False
         key = self.key_edit.text().strip()
-        if key and (failure := secrets_ui.store_key(key)) is not None:
+        failure = (secrets_ui.store_key(key) if key else None) or self.openai.store_key()
+        if failure is not None:
             self._show_problem(failure)
             return False
         try:
@@ -165,4 +168,5 @@ class SettingsDialog(QDialog):
     def done(self, result: int) -> None:
         if self._probe is not None:
             self._probe.cancel()
+        self.openai.cancel()
         super().done(result)

@@ -76,6 +76,7 @@ SERVER_STATE_COLOURS = {
     "restarting": RUNNING_COLOUR,
     "crashed": BAD_COLOUR,
     "failed": BAD_COLOUR,
+    "unauthorized": BAD_COLOUR,
     "stopped": MUTED_COLOUR,
     "disabled": MUTED_COLOUR,
 }

@@ -22,3 +22,16 @@ def smol() -> Iterator[LocalBackend]:
     asyncio.run(backend.load())
     yield backend
     asyncio.run(backend.aclose())
+
+
+LLAMA_KEY = "llama-test-key"  # the real server checks it, so a wrong key is a real 401
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """One real ``llama_cpp.server`` on the embedded SmolLM2 for the whole run (started before
+    any test's leak check looks, stopped at the end of the session)."""
+    from bench._llama_server import llama_server as start
+
+    with start(tmp_path_factory.mktemp("llama") / "server.log", api_key=LLAMA_KEY) as server:
+        yield server

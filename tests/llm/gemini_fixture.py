@@ -41,6 +41,7 @@ class Stream:
 class Error:
     status: int
     body: Wire
+    headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,12 +71,14 @@ class GeminiWireServer:
     Use as a context manager; ``base_url`` is what the SDK should be pointed at.
     """
 
+    handler: type[http.server.BaseHTTPRequestHandler]  # set below, once _Handler exists
+
     def __init__(self, replies: Sequence[Reply] = ()) -> None:
         self.requests: list[Recorded] = []
         self._replies: list[Reply] = list(replies)
         self._lock = threading.Condition()
         self._released = threading.Event()
-        self._httpd = _Httpd(("127.0.0.1", 0), _Handler)
+        self._httpd = _Httpd(("127.0.0.1", 0), self.handler)
         self._httpd.wire = self
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, args=(0.05,), name="gemini-wire", daemon=True
@@ -142,20 +145,25 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b"{}"
         recorded = Recorded("POST", parts.path, parts.query, dict(self.headers.items()), json.loads(raw))
         reply = self.server.wire.take(recorded)
-        streaming = parts.path.endswith(":streamGenerateContent")
+        streaming = self.streaming(recorded)
         if isinstance(reply, Stall):
             self.server.wire.wait_released()
             self.close_connection = True
         elif isinstance(reply, Error):
-            self._send_json(reply.status, reply.body)
+            self._send_json(reply.status, reply.body, reply.headers)
         elif streaming:
             self._send_sse(reply)
         else:
             self._send_json(200, _single(reply))
 
-    def _send_json(self, status: int, body: Wire) -> None:
+    def streaming(self, recorded: Recorded) -> bool:
+        return recorded.path.endswith(":streamGenerateContent")
+
+    def _send_json(self, status: int, body: Wire, headers: Mapping[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json; charset=UTF-8")
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Connection", "close")  # one request per connection: threads end with it
@@ -186,6 +194,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         """Close mid-body: the client sees an incomplete chunked response."""
         self.wfile.flush()
         self.connection.shutdown(socket.SHUT_RDWR)
+
+
+GeminiWireServer.handler = _Handler
 
 
 def _single(reply: Stream) -> Wire:

@@ -81,6 +81,9 @@ def test_bad_json_error_names_the_file_line_and_column(tmp_path):
         ({"command": "x", "env": {"N": 1}}, '"env" must be an object of string values'),
         ({"url": "ftp://a"}, '"url" must be an http(s):// address'),
         ({"command": "x", "disabled": "yes"}, '"disabled" must be true or false'),
+        ({"url": "https://a/mcp", "headers": {"X": 1}}, '"headers" must be an object of string values'),
+        ({"url": "https://a/sse", "type": "websocket"}, '"type" must be "http", "streamable-http", "sse"'),
+        ({"command": "x", "headers": {"X": "y"}}, '"headers" and "type" are for a remote server'),
         ("calc", "must be an object"),
     ],
 )

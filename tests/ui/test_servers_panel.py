@@ -35,15 +35,21 @@ def supervised(qtbot, arun):
     disabled = ServerEntry("spare", command=sys.executable, args=("-c", "pass"), disabled=True)
     # A long backoff: the server stays crashed until the user presses Restart.
     supervisor = Supervisor([calculator, disabled], backoff=Backoff(first_s=3600, cap_s=3600))
+    panel = panel_over(supervisor, qtbot)
+    arun(supervisor.start(), timeout=60)
+    yield panel
+    arun(supervisor.aclose(), timeout=30)
+
+
+def panel_over(supervisor: Supervisor, qtbot) -> ServersPanel:
+    """The panel, shown, fed the supervisor's events through the bridge as in the window."""
     bridge = EventBridge()
     supervisor.subscribe(bridge.sink)
     panel = ServersPanel(supervisor)
     bridge.engine_event.connect(panel.handle)
     qtbot.addWidget(panel)
     panel.show()
-    arun(supervisor.start(), timeout=60)
-    yield panel
-    arun(supervisor.aclose(), timeout=30)
+    return panel
 
 
 def state_of(panel: ServersPanel, name: str) -> str:
@@ -92,3 +98,32 @@ def test_a_tools_approval_is_chosen_in_the_panel_and_saved(qtbot, arun, tmp_path
         assert load_settings()[0].tool_approvals == {}
     finally:
         arun(engine.aclose(), timeout=30)
+
+
+def test_a_server_that_wants_a_sign_in_offers_sign_in_and_connects_after_it(qtbot, arun):
+    import contextlib
+    import dataclasses
+
+    from app.mcp.handlers import server_handlers
+    from tests.keyrings import InMemoryKeyringForTests, keyring_backend
+    from tests.mcp import oauth_server as oa
+    from tests.mcp import remote_servers as rs
+
+    browser, stack = oa.ScriptedBrowser(), contextlib.AsyncExitStack()
+    stack.enter_context(keyring_backend(InMemoryKeyringForTests()))
+    base = arun(stack.enter_async_context(rs.serving(oa.protected_app(oa.InMemoryAuthorizationServer()))))
+    supervisor = Supervisor(
+        [ServerEntry("hosted", url=f"{base}/mcp")],
+        handlers=lambda name, sink: dataclasses.replace(server_handlers(name, sink), open_browser=browser),
+    )
+    panel = panel_over(supervisor, qtbot)
+    try:
+        arun(supervisor.start(), timeout=30)
+        qtbot.waitUntil(lambda: state_of(panel, "hosted") == "unauthorized", timeout=10_000)
+        assert panel.sign_in_button.isVisible() and "needs you to sign in" in panel.summary.text()
+        qtbot.mouseClick(panel.sign_in_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: state_of(panel, "hosted") == "ready", timeout=30_000)
+        assert not panel.sign_in_button.isVisible() and len(browser.opened) == 1
+    finally:
+        arun(supervisor.aclose(), timeout=30)
+        arun(stack.aclose(), timeout=30)

@@ -126,3 +126,32 @@ def test_gpu_line_reports_what_the_probe_found(dialog, qtbot, arun):
     made = dialog(probe=gpu.probe_gpu)
     qtbot.waitUntil(lambda: made.gpu_label.text() != "Checking for a GPU…", timeout=10_000)
     assert made.gpu_label.text() == gpu.describe(gpu.llama_offload_supported(), arun(gpu.nvidia_gpus()))
+
+
+def test_test_connection_lists_the_servers_models(dialog, qtbot):
+    from tests.llm.openai_fixture import FAKE_MODEL, FakeOpenAIServer
+
+    with FakeOpenAIServer() as wire:
+        made = dialog(Settings(openai_base_url=wire.base_url))
+        made.openai.test_button.click()
+        qtbot.waitUntil(lambda: made.openai.test_button.isEnabled(), timeout=10_000)
+    assert made.openai.result.text() == f"Connected to {wire.base_url}: 1 model ({FAKE_MODEL})."
+
+
+def test_test_connection_names_what_is_wrong(dialog, qtbot):
+    made = dialog(Settings(openai_base_url="http://127.0.0.1:9/v1"))
+    made.openai.test_button.click()
+    qtbot.waitUntil(lambda: made.openai.test_button.isEnabled(), timeout=10_000)
+    assert "Could not reach the model server at http://127.0.0.1:9/v1" in made.openai.result.text()
+
+
+def test_editing_a_remote_entry_keeps_its_headers_placeholders_and_type(dialog):
+    headers = {"Authorization": "Bearer ${API_TOKEN}"}
+    entry = mcp_config.parse_entry(
+        "older", {"url": "http://127.0.0.1:9/sse", "headers": headers, "type": "sse"}
+    )
+    table = dialog().servers
+    table.apply(mcp_config.add_server(table.config, entry))
+    assert table.put(EntryFields("older", url="http://127.0.0.1:8/sse"), replacing=entry)
+    edited = table.config.servers["older"]
+    assert (edited.url, dict(edited.headers), edited.type) == ("http://127.0.0.1:8/sse", headers, "sse")

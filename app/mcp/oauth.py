@@ -1,0 +1,205 @@
+"""OAuth 2.1 for remote MCP servers through the SDK's ``OAuthClientProvider``.
+
+The SDK does the protocol: discovery from the server's protected resource metadata and
+the authorization server's metadata, dynamic client registration, PKCE, the code
+exchange and refreshing. Calculon adds where things live and when a person is involved:
+
+* tokens, their expiry and the client registration are kept in the OS keyring, per
+  server URL (service ``calculon``, users ``oauth:URL:tokens``, ``:expires``, ``:client``),
+  so a sign-in survives a restart, an expired token is refreshed, and nothing is written
+  to a file. (Per server URL, not per issuer: the SDK's storage never learns the issuer;
+  it drops credentials itself when a server's authorization server changes.);
+* the consent page opens only after the user chose Sign in; until then a server that
+  wants a sign-in stops at "unauthorized" instead of opening a browser unasked;
+* the authorization code comes back on a loopback redirect (``http://127.0.0.1:PORT/callback``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+from urllib.parse import parse_qs, urlsplit
+
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
+
+from app import secrets
+
+logger = logging.getLogger(__name__)
+_Stored = TypeVar("_Stored", OAuthToken, OAuthClientInformationFull)
+
+CONSENT_TIMEOUT_S = 300.0  # how long the browser step may take before the sign-in gives up
+_DONE_PAGE = b"<html><body><p>Signed in. You can close this window and return to Calculon.</p></body></html>"
+
+
+class SignInNeeded(OAuthFlowError):
+    """The server wants a sign-in and the user has not asked for one yet."""
+
+
+def _not_sign_in_needed(record: logging.LogRecord) -> bool:
+    """The SDK logs every failed flow with a traceback; a sign-in not yet asked for is no failure:
+    the server's state says it (unauthorized, with Sign in)."""
+    error = record.exc_info[1] if record.exc_info else None
+    return not isinstance(error, SignInNeeded)
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_sign_in_needed)
+
+
+class KeyringTokenStorage:
+    """The SDK's ``TokenStorage`` over the OS keyring, for one server URL."""
+
+    def __init__(self, server_url: str) -> None:
+        self.prefix = f"oauth:{server_url}"
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return _read(f"{self.prefix}:tokens", OAuthToken)
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        secrets.store_secret(f"{self.prefix}:tokens", tokens.model_dump_json(), "the sign-in token")
+        if tokens.expires_in is not None:  # the SDK keeps the expiry in memory only
+            expires_at = str(time.time() + tokens.expires_in)
+            secrets.store_secret(f"{self.prefix}:expires", expires_at, "the sign-in token's expiry")
+
+    def expires_at(self) -> float | None:
+        """When the stored access token expires (seconds since the epoch), if the server said."""
+        try:
+            return float(secrets.stored_secret(f"{self.prefix}:expires") or "")
+        except ValueError:
+            return None
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return _read(f"{self.prefix}:client", OAuthClientInformationFull)
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        secrets.store_secret(
+            f"{self.prefix}:client", client_info.model_dump_json(), "the client registration"
+        )
+
+
+def _read(user: str, model: type[_Stored]) -> _Stored | None:
+    raw = secrets.stored_secret(user)
+    if raw is None:
+        return None
+    try:
+        return model.model_validate_json(raw)
+    except ValueError:  # a damaged entry reads as none: signing in again replaces it
+        logger.warning("ignoring an unreadable keyring entry %s", user)
+        return None
+
+
+class OAuthSignIn:
+    """One remote server's OAuth: builds the SDK provider for each connection attempt."""
+
+    def __init__(self, server_url: str, open_browser: Callable[[str], Awaitable[None]]) -> None:
+        self.server_url = server_url
+        self.open_browser = open_browser
+        self.storage = KeyringTokenStorage(server_url)
+        self.allowed = False  # set by Sign in, for the next connection attempt only
+        self.port = _registered_port(self.storage) or _free_port()
+        self._loopback: LoopbackRedirect | None = None
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}/callback"
+
+    def provider(self) -> OAuthClientProvider:
+        metadata = OAuthClientMetadata(
+            client_name="Calculon",
+            redirect_uris=[self.redirect_uri],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",  # a desktop app keeps no client secret
+        )
+        provider = OAuthClientProvider(
+            self.server_url,
+            metadata,
+            self.storage,
+            redirect_handler=self._consent,
+            callback_handler=self._code,
+        )
+        # A token stored before a restart: the SDK refreshes it first when this says it expired.
+        provider.context.token_expiry_time = self.storage.expires_at()
+        return provider
+
+    async def _consent(self, authorization_url: str) -> None:
+        if not self.allowed:
+            raise SignInNeeded("the server needs a sign-in")
+        self.allowed = False
+        # Listening before the browser opens: the redirect may come back at once.
+        self._loopback = loopback = await LoopbackRedirect.listen(self.port)
+        try:
+            await self.open_browser(authorization_url)
+        except BaseException:
+            loopback.close()
+            self._loopback = None
+            raise
+
+    async def _code(self) -> AuthorizationCodeResult:
+        loopback, self._loopback = self._loopback, None
+        if loopback is None:
+            raise OAuthFlowError("the sign-in asked for its code before opening the browser")
+        return await loopback.result(CONSENT_TIMEOUT_S)
+
+
+class LoopbackRedirect:
+    """Answers ``GET /callback?code=...&state=...`` on 127.0.0.1 (RFC 8252's loopback redirect)."""
+
+    def __init__(self) -> None:
+        self.arrived: asyncio.Future[AuthorizationCodeResult] = asyncio.get_running_loop().create_future()
+        self.server: asyncio.Server | None = None
+
+    @classmethod
+    async def listen(cls, port: int) -> LoopbackRedirect:
+        redirect = cls()
+        redirect.server = await asyncio.start_server(redirect._answer, "127.0.0.1", port)
+        return redirect
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+    async def result(self, timeout: float) -> AuthorizationCodeResult:
+        assert self.server is not None
+        async with self.server:
+            try:
+                return await asyncio.wait_for(self.arrived, timeout)
+            except TimeoutError:
+                raise OAuthFlowError(f"no sign-in arrived within {timeout:g} s") from None
+
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.closing(writer):
+            request_line = (await reader.readline()).decode("latin-1").split()
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n" + _DONE_PAGE
+            )
+            await writer.drain()
+        query = parse_qs(urlsplit(request_line[1]).query) if len(request_line) > 1 else {}
+        if "code" in query and not self.arrived.done():
+            first = {key: values[0] for key, values in query.items()}
+            self.arrived.set_result(
+                AuthorizationCodeResult(code=first["code"], state=first.get("state"), iss=first.get("iss"))
+            )
+
+
+def _registered_port(storage: KeyringTokenStorage) -> int | None:
+    """The loopback port of an earlier registration, so it stays valid for the next sign-in."""
+    client = _read(f"{storage.prefix}:client", OAuthClientInformationFull)
+    uris = client.redirect_uris if client is not None else None
+    return urlsplit(str(uris[0])).port if uris else None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

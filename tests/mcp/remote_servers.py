@@ -1,0 +1,76 @@
+"""Real MCP servers on 127.0.0.1 for the remote transports: an ``MCPServer`` served by uvicorn
+in the test's own event loop (no thread, no process), over Streamable HTTP or legacy SSE, and
+optionally protected by a bearer token checked through the SDK's own auth middleware."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+
+import uvicorn
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+
+TOKEN = "remote-test-token"
+
+
+class StaticTokenVerifier:
+    """Accepts exactly one token: the test's."""
+
+    def __init__(self, token: str = TOKEN) -> None:
+        self.token = token
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return AccessToken(token=token, client_id="tests", scopes=[]) if token == self.token else None
+
+
+def multiplier(*, protected: bool = False, **options: Any) -> MCPServer:
+    """One tool, ``multiply``; with ``protected``, every request needs ``Bearer TOKEN``;
+    ``options`` go to ``MCPServer`` (an authorization server, its settings)."""
+    if protected:
+        options["token_verifier"] = StaticTokenVerifier()
+        options["auth"] = AuthSettings(issuer_url="http://127.0.0.1:9", resource_server_url=None)
+    options.setdefault("log_level", "WARNING")  # not a line per HTTP request
+    server = MCPServer("remote-multiplier", **options)
+
+    @server.tool()
+    def multiply(a: int, b: int) -> int:
+        """Multiply two integers."""
+        return a * b
+
+    return server
+
+
+@contextlib.asynccontextmanager
+async def serving(app: Any, port: int = 0) -> AsyncIterator[str]:
+    """``app`` (or ``app(base_url)`` when it is a factory) on a port of its own; yields
+    ``http://127.0.0.1:PORT``. The socket is listening before the server task starts, so a
+    client that connects at once is queued, not refused."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # the same port again, for a comeback
+    listener.bind(("127.0.0.1", port))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    if isinstance(app, functools.partial):
+        app = app(f"http://127.0.0.1:{port}")
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve(sockets=[listener]))
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+        listener.close()
+
+
+def http_app(server: MCPServer) -> Any:
+    return server.streamable_http_app()
+
+
+def sse_app(server: MCPServer) -> Any:
+    return server.sse_app()

@@ -1,0 +1,78 @@
+"""OAuth 2.1 sign-in to a remote MCP server, end to end on 127.0.0.1: discovery, dynamic
+registration, PKCE, the browser step (scripted), the loopback redirect, tokens in the keyring."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app import secrets
+from app.mcp.config import ServerEntry
+from app.mcp.handlers import server_handlers
+from tests.keyrings import InMemoryKeyringForTests, keyring_backend
+from tests.mcp import oauth_server as oa
+from tests.mcp import remote_servers as rs
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def keyring_store():
+    """The OS keyring's stand-in, in memory: what it holds outlives any one supervisor."""
+    backend = InMemoryKeyringForTests()
+    with keyring_backend(backend):
+        yield backend
+
+
+def with_browser(browser: oa.ScriptedBrowser):
+    def handlers(server, sink):
+        return dataclasses.replace(server_handlers(server, sink), open_browser=browser)
+
+    return handlers
+
+
+async def test_sign_in_completes_and_the_token_survives_a_restart(supervise, keyring_store):
+    provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
+    async with rs.serving(oa.protected_app(provider)) as base:
+        entry = ServerEntry("hosted", url=f"{base}/mcp")
+        first, _ = supervise(entry, handlers=with_browser(browser))
+        await first.start()
+        (status,) = first.states()
+        assert status.state == "unauthorized" and "needs you to sign in" in status.last_error
+        assert browser.opened == []  # nothing opens before the user asks
+
+        status = await first.sign_in("hosted", timeout=30)
+        assert status.state == "ready", status.last_error
+        assert len(browser.opened) == 1 and "code_challenge_method=S256" in browser.opened[0]
+        assert (await first.call_tool("multiply", {"a": 12, "b": 7})).text == "84"
+        await first.aclose()
+        stored = [user for (service, user) in keyring_store.entries if service == secrets.SERVICE]
+        assert sorted(stored) == [f"oauth:{base}/mcp:{what}" for what in ("client", "expires", "tokens")]
+
+        second, _ = supervise(entry, handlers=with_browser(browser))  # as after restarting the app
+        await second.start()
+        assert [s.state for s in second.states()] == ["ready"]
+        assert (await second.call_tool("multiply", {"a": 6, "b": 7})).text == "42"
+        assert len(browser.opened) == 1 and provider.consents == 1  # no second consent
+        await second.aclose()
+
+
+async def test_an_expired_token_is_refreshed_after_a_restart_without_a_new_consent(supervise, keyring_store):
+    provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
+    async with rs.serving(oa.protected_app(provider)) as base:
+        entry = ServerEntry("hosted", url=f"{base}/mcp")
+        first, _ = supervise(entry, handlers=with_browser(browser))
+        await first.start()
+        assert (await first.sign_in("hosted", timeout=30)).state == "ready"
+        await first.aclose()
+        # An hour later: the server forgot the access token, and the stored expiry has passed.
+        provider.access.clear()
+        keyring_store.entries[(secrets.SERVICE, f"oauth:{base}/mcp:expires")] = "1"  # 1970
+        old_refresh = set(provider.refresh)
+
+        second, _ = supervise(entry, handlers=with_browser(browser))
+        await second.start()
+        assert [s.state for s in second.states()] == ["ready"], second.states()
+        assert provider.consents == 1 and set(provider.refresh).isdisjoint(old_refresh)
+        await second.aclose()
