@@ -4,7 +4,8 @@ The task connects (spawn, initialize, list tools), marks the server ready,
 then waits: for the child to die, a restart or stop request, or a timed-out
 call that makes the server suspect. When a session ends unexpectedly it
 restarts with capped exponential backoff, and gives up ("failed") after too
-many failures in a row. It never raises; the last error and the stderr tail
+many failures in a row (a remote server never: it is reconnected at the capped
+delay until it is back). It never raises; the last error and the stderr tail
 say what went wrong.
 
 What the server may tell or ask the client goes through the :class:`ClientHandlers`
@@ -369,7 +370,9 @@ class ServerConnection:
         self._failures += 1
         if self.state != "crashed":
             self._set_state("crashed")
-        if self._failures >= self.backoff.max_failures:
+        # A child that keeps dying is given up on; a remote server that went away is reconnected
+        # for as long as it takes (at the capped delay): a network or a redeploy comes back.
+        if self._failures >= self.backoff.max_failures and not self.entry.remote:
             self._set_state("failed")
             await self._wait_for_request()
         else:
