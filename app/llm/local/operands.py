@@ -29,13 +29,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from app.core.numbers import Mention, find_numbers
-from app.llm.local.backed import exact_forms
 from app.llm.local.ordered import literal, ordered_lines
-from app.llm.local.reading import Item, fixes_operators, leaves, read
+from app.llm.local.reading import Item, bracket_spans, fixes_operators, leaves, mention_forms, read
 
 MAX_SLOTS = 5  # distinct numbers in one message; more, and the usage grammar is not built
 MAX_COUNT = 9  # a number written more often than this is treated as free
-_GROUP = re.compile(r"\((?=[^()]*[0-9][^()]*[-+*/×÷^][^()]*[0-9])[-+*/×÷^0-9.,%\s]+\)")
 Counts = tuple[int, ...]
 
 
@@ -69,7 +67,7 @@ def operands(user_text: str, free: Iterable[str], *, every: bool) -> Operands | 
     constants |= {f for forms in slots if forms not in kept for f in forms}
     order = list(kept)
     mentions = find_numbers(user_text)
-    groups = tuple(g for g in (_group(span, mentions, order) for span in _brackets(user_text)) if g)
+    groups = tuple(g for g in (_group(span, mentions, order) for span in bracket_spans(user_text)) if g)
     return Operands(
         tuple(kept), tuple(kept.values()), frozenset(constants), every, groups, items, _attached(items, order)
     )
@@ -84,22 +82,13 @@ def _attached(items: Sequence[Item], order: Sequence[frozenset[str]]) -> frozens
     return frozenset({order.index(found[0].forms)})
 
 
-def _forms(mention: Mention) -> frozenset[str]:
-    return frozenset(f for value in mention.values() for f in exact_forms(value))
-
-
-def _brackets(text: str) -> list[tuple[int, int]]:
-    """Innermost brackets that hold only arithmetic: "(80 + 20)"."""
-    return [m.span() for m in _GROUP.finditer(text)]
-
-
 def _group(
     span: tuple[int, int], mentions: Sequence[Mention], order: Sequence[frozenset[str]]
 ) -> Counts | None:
     inside = [m for m in mentions if span[0] < m.start and m.end < span[1]]
     counts = [0] * len(order)
     for mention in inside:
-        forms = _forms(mention)
+        forms = mention_forms(mention)
         if forms not in order:
             return None  # a free number: nothing to keep together
         counts[order.index(forms)] += 1

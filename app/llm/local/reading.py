@@ -24,7 +24,7 @@ import itertools
 import re
 from collections.abc import Iterator, Sequence
 
-from app.core.numbers import find_numbers
+from app.core.numbers import Mention, find_numbers
 from app.llm.local.backed import exact_forms
 
 ANY = "+-*/^%"
@@ -122,7 +122,7 @@ def _leaves(text: str) -> list[Item]:
     found = [
         Item(forms, start=m.start, end=m.end, unit=_unit_after(text, m.end), text=m.text)
         for m in find_numbers(text)
-        if (forms := frozenset(f for value in m.values() for f in exact_forms(value)))
+        if (forms := mention_forms(m))
     ]
     words = [m for m in _WORD.finditer(text) if m.group().lower() in _WORD_NUMBERS]
     for match in words:
@@ -130,6 +130,16 @@ def _leaves(text: str) -> list[Item]:
         if not after.startswith("root"):  # a square root is a tool of its own
             found.append(_word_leaf(match, found))
     return sorted(found, key=lambda item: item.start)
+
+
+def mention_forms(mention: Mention) -> frozenset[str]:
+    """Every exact written form of what a number in the user's words offers."""
+    return frozenset(f for value in mention.values() for f in exact_forms(value))
+
+
+def bracket_spans(text: str) -> list[tuple[int, int]]:
+    """Innermost brackets that hold only arithmetic: "(80 + 20)"."""
+    return [m.span() for m in _GROUP.finditer(text)]
 
 
 def _word_leaf(match: re.Match[str], numbers: Sequence[Item]) -> Item:
@@ -207,7 +217,7 @@ def _averaged(text: str, items: list[Item]) -> list[Item]:
 def _bracketed(text: str, items: list[Item]) -> list[Item]:
     """The numbers inside a bracket the user wrote ("(79 - 14) / 7") make one group."""
     out = list(items)
-    for span in (m.span() for m in _GROUP.finditer(text)):
+    for span in bracket_spans(text):
         inside = [i for i, item in enumerate(out) if span[0] < item.start and item.end < span[1]]
         if len(inside) < 2 or inside != list(range(inside[0], inside[-1] + 1)):
             continue
