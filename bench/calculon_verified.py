@@ -244,7 +244,7 @@ def main() -> int:
     parser.add_argument(
         "--set", choices=("main", "heldout"), default="main", help="heldout: phrasings not used in tuning"
     )
-    parser.add_argument("--misses-of", type=Path, help="only the questions a saved --json run missed")
+    parser.add_argument("--misses-of", type=Path, help="only the questions a saved --json run missed or capped")
     args = parser.parse_args(sys.argv[1:])
     from app.llm.local.catalog import DEFAULT_MODEL_ID, builtin_model_ids
 
@@ -274,9 +274,10 @@ def main() -> int:
 
 
 def missed(saved: Path) -> set[str]:
-    """The questions a saved run (``--json``) did not answer correctly and verified."""
+    """The questions a saved run (``--json``) did not answer correctly and verified, or that ran
+    a step into the token cap."""
     runs = [r for model in json.loads(saved.read_text()).values() for r in model]
-    return {r["question"] for r in runs if not (r["correct"] and r["verified"])}
+    return {r["question"] for r in runs if not (r["correct"] and r["verified"]) or r.get("capped_steps")}
 
 
 def select(questions: list[Question], categories: list[str] | None, limit: int) -> list[Question]:

@@ -49,7 +49,8 @@ class TraceView(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         # Fixed starting widths: sizing to contents would visit every row of a long trace.
-        for column, width in ((1, 170), (2, 64), (3, 80)):
+        # Narrow enough that the nested "Step" column keeps its words ("Tool call") at 480 px.
+        for column, width in ((1, 130), (2, 56), (3, 64)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(column, width)
         self.details = QPlainTextEdit(self)

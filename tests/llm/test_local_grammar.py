@@ -14,7 +14,7 @@ from app.llm.local.calls import parse_call
 from app.llm.local.formats import ChatMLFormat
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.sampling import RepeatGuard
-from app.llm.local.schema_grammar import ANY_VALUE, build_step_grammar, prepare_schema
+from app.llm.local.schema_grammar import ANY_VALUE, answer_only, build_step_grammar, prepare_schema
 from app.llm.local.step import (
     StepPolicy,
     calls_this_turn,
@@ -167,6 +167,8 @@ def test_calls_are_counted_from_the_latest_user_message() -> None:
     assert calls_this_turn(messages) == 1
     assert calls_this_turn(messages[:3]) == 2
     assert calls_this_turn(messages[:4]) == 0
+    # in Calculon mode, the turn is the user's own question's: the app's re-ask does not open one
+    assert calls_this_turn(messages, backed=("1+2", "3")) == 3
 
 
 def test_a_loop_is_seen_after_three_rounds_of_enough_tokens() -> None:
@@ -258,3 +260,15 @@ def test_a_call_written_where_none_may_be_made_ends_the_reply() -> None:
     phases = Phases(setup, seen.append, lambda text: _NoGrammar())  # type: ignore[arg-type,return-value]
     assert [phases.feed(p) for p in ("38 - 9 = 38. Call it: ", "<tool_call>")] == [False, True]
     assert "".join(c.text for c in seen).strip() == "38 - 9 = 38. Call it:"  # type: ignore[attr-defined]
+
+
+def test_a_calculon_mode_answer_ends_at_its_first_blank_line() -> None:
+    seen: list[object] = []
+    grammar = answer_only(backed_forms(["What is 134 divided by 0?"]))
+    phases = Phases(
+        PhaseSetup(grammar, stops_for(ChatMLFormat()), False), seen.append, lambda text: _NoGrammar()
+    )  # type: ignore[arg-type,return-value]
+    pieces = ("134 cannot be divided by zero.", "\n", "\nThe error message is:")
+    assert [phases.feed(p) for p in pieces] == [False, False, True]
+    assert "".join(c.text for c in seen) == "134 cannot be divided by zero."  # type: ignore[attr-defined]
+    assert phases.stopped_on_text

@@ -7,15 +7,22 @@ token on SmolLM2's real vocabulary, and asks whether the grammar accepts it and 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import json
 from collections.abc import Sequence
 
-from app.core.messages import ToolSpec
+import numpy as np
+
+from app.core.backend import ModelRequest
+from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local import LocalBackend
 from app.llm.local.backed import backed_forms
 from app.llm.local.operands import operands
 from app.llm.local.schema_grammar import answer_only, compose, tool_rules
+from app.llm.local.steer import MAX_STEERED, ResultSteer, Vocabulary
+from app.llm.local.step import head_forms, last_result_forms
+from app.servers.clock import server as clock_server
 from app.servers.converter import server as converter_server
 from tests.llm.local_fixtures import calculator_tools
 
@@ -26,7 +33,10 @@ def tools() -> tuple[ToolSpec, ...]:
     convert = [
         ToolSpec(t.name, t.description or "", t.input_schema) for t in converter if t.name == "convert"
     ]
-    return (*calculator_tools(), *convert)
+    clock = [
+        ToolSpec(t.name, t.description or "", t.input_schema) for t in asyncio.run(clock_server.list_tools())
+    ]
+    return (*calculator_tools(), *convert, *clock)
 
 
 def call_grammar(question: str, *, every: bool = True, earlier: Sequence[str] = ()) -> str:
@@ -52,7 +62,8 @@ def accepts(backend: LocalBackend, grammar: str, text: str, *, prefix: bool = Fa
 
 
 def call(name: str, **arguments: object) -> str:
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+    body = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)  # "°" as a model writes it
+    return "<tool_call>" + body + "</tool_call>"
 
 
 def test_a_call_uses_each_of_the_users_numbers_exactly_once(smol):
@@ -132,6 +143,18 @@ def test_one_number_and_nothing_else_steers_the_call_away_from_arithmetic(smol):
     assert not accepts(smol, grammar, call("evaluate", expression="144 * 144"))
     assert not accepts(smol, grammar, call("multiply", a=144, b=144))
     assert not accepts(smol, grammar, call("sqrt", x=144))  # a quantity with a unit is not a bare number
+    assert not accepts(smol, grammar, call("get_time", timezone="UTC"))  # it would take no operand
+
+
+def test_a_conversion_goes_to_a_unit_the_user_named_never_back_to_its_own(smol):
+    grammar = call_grammar("How many feet is 2 metres?")
+    assert accepts(smol, grammar, call("convert", quantity="2 metres", to_unit="feet"))
+    assert not accepts(smol, grammar, call("convert", quantity="2 metres", to_unit="metres"))
+    assert not accepts(smol, grammar, call("convert", quantity="2 metres", to_unit="yards"))
+    assert not accepts(smol, grammar, call("convert", quantity="2 metres", to_unit="many"))
+    fahrenheit = call_grammar("What is 109 °F in Celsius?")
+    assert accepts(smol, fahrenheit, call("convert", quantity="109 °F", to_unit="Celsius"))
+    assert not accepts(smol, fahrenheit, call("convert", quantity="109 °F", to_unit="°F"))
 
 
 def test_words_that_stand_for_numbers_count_as_operands(smol):
@@ -181,8 +204,36 @@ def test_an_answer_after_a_result_must_state_it(smol):
     assert accepts(smol, grammar, "-43 is the result.")
     assert not accepts(smol, grammar, "-43 - ( )")  # words after the result, not a formula
     # a reply that turns to a made-up call would end at the marker, before the result
-    assert accepts(smol, grammar, "38 - 9 = 38. You can call this tool: ", prefix=True)
-    assert not accepts(smol, grammar, "38 - 9 = 38. You can call this tool: <", prefix=True)
+    assert accepts(smol, grammar, "38 - 9 is 38. You can call this tool: ", prefix=True)
+    assert not accepts(smol, grammar, "38 - 9 is 38. You can call this tool: <", prefix=True)
+
+
+def test_an_answer_states_its_result_on_one_short_line(smol):
+    question, result = "What is 38 minus 9 times 9?", "-43"
+    grammar = answer_only(backed_forms([question, result]), backed_forms([result], parts=False).text).decide
+    assert accepts(smol, grammar, "The result of 38 - 9 × 9 is -43.")
+    assert not accepts(smol, grammar, "You can use the following tools:\n", prefix=True)
+    assert not accepts(smol, grammar, "You can use the following tools: " * 6, prefix=True)  # > MAX_HEAD
+    assert not accepts(smol, grammar, "38 - 9 = 38", prefix=True)  # "=" leads to the result only
+    assert accepts(smol, grammar, "38 - 9 × 9 ≈ -43")
+
+
+def test_the_parts_of_a_results_fraction_are_not_written_before_it(smol):
+    question, result = "What is the average of 43, 18 and 10?", "71/3 ≈ 23.66666666666666666666666667"
+    made = ToolCall("c1", "evaluate", {"expression": "(43 + 18 + 10) / 3"})
+    messages = (
+        Message("user", question),
+        Message("assistant", "", (made,)),
+        Message("tool", result, tool_call_id="c1", tool_name="evaluate"),
+    )
+    request = ModelRequest("", messages, (), backed=(question, result))
+    forms = backed_forms(request.backed or ())
+    grammar = answer_only(forms, backed_forms([result], parts=False).text, head_forms(request)).decide
+    assert accepts(smol, grammar, "The average of 43, 18 and 10 is 23.67.")
+    assert not accepts(smol, grammar, "The average of 43, 18 and 10 is 71", prefix=True)
+    reasked = dataclasses.replace(request, messages=(*messages, Message("user", "Only backed numbers.")))
+    assert last_result_forms(reasked) == backed_forms([result], parts=False).text  # the re-ask opens no turn
+    assert "71" not in head_forms(reasked)
 
 
 def test_an_answer_may_copy_the_calculators_rounding_note_as_written(smol):
@@ -195,3 +246,27 @@ def test_an_answer_may_copy_the_calculators_rounding_note_as_written(smol):
     assert accepts(smol, grammar, "1/3 ≈ 0.333 (rounded to 28 significant digits)")
     assert accepts(smol, grammar, "1 ÷ 3 ≈ 0.3333333333333333333333333333")
     assert not accepts(smol, grammar, "1/3 ≈ 0.333 (rounded to 29 significant digits)")
+
+
+def test_an_answer_that_loops_before_its_result_is_steered_to_spell_it(smol):
+    question, result = "How many feet is 2 metres?", "2500/381 ≈ 6.561679790026246719160104987 ft"
+    stated = backed_forms([result], parts=False).text
+    grammar = answer_only(backed_forms([question, result]), stated)
+    runner = smol._runner
+    assert runner is not None
+    picker = runner.decoder.picker
+    sampler = picker.grammar(grammar.decide)
+    steer = ResultSteer(grammar.result, Vocabulary(picker.n_vocab, picker.piece))
+    try:
+        for token in runner.model.tokenize(b"2. 2. 2. ", add_bos=False, special=False):
+            sampler.accept(token)  # the loop so far, as the model wrote it
+        logits = np.zeros(picker.n_vocab, dtype=np.float32)
+        logits[runner.model.tokenize(b"2", add_bos=False, special=False)[0]] = 10.0  # it would go round again
+        while not steer.done:
+            token = steer.pick(sampler, logits)
+            assert token is not None and steer.steered < MAX_STEERED
+            sampler.accept(token)
+            steer.fed(picker.piece(token).decode())
+        assert steer.text.strip().lstrip("=≈ ") in stated
+    finally:
+        sampler.close()

@@ -129,21 +129,31 @@ def text_rules(forms: BackedForms) -> list[str]:
 _FORMULA = "()=+*^\\[\\]{}"  # characters of a formula, not of the words after a result
 
 
-def result_rules(result: Iterable[str], forms: BackedForms) -> list[str]:
+MAX_HEAD = 160  # characters (a number counts as one) an answer may write before it states the result
+
+
+def result_rules(result: Iterable[str], forms: BackedForms, head: frozenset[str] | None = None) -> list[str]:
     """``calculon-ranswer``: a backed answer that states the tool's result (one of its forms) and
     ends with that sentence: a small model otherwise writes "38 - 9 = 38." beside the right
-    result, or runs on ("848 - 24 = 848 + 24 = ..."). Before the result, other backed numbers;
-    after it, words only (and the calculator's rounding note), to the end of the line."""
+    result, or runs on ("848 - 24 = 848 + 24 = ..."). Before the result, on the same line and
+    within MAX_HEAD, other backed numbers (``head``: by default every backed form); after it,
+    words only (and the calculator's rounding note), to the end of the line."""
     result = set(result)
     note = f" | {_alternatives(forms.notes)}" if forms.notes else ""
+    before = (forms.text if head is None else head) - result
     return [
         f"calculon-rnum ::= {_alternatives(result)}",
-        f"calculon-hnum ::= {_alternatives(forms.text - result)}",
-        "calculon-ranswer ::= calculon-rhead? calculon-rnum calculon-rtail",
-        # no "<" anywhere: "You can call this tool: <tool_call>" would end the reply before the result
-        "calculon-rhead ::= ([^<0-9\\x00] | calculon-hnum calculon-hafter) calculon-hseg*",
-        f"calculon-hseg ::= [^<0-9\\x00] | calculon-hnum calculon-hafter{note}",
-        "calculon-hafter ::= [^<0-9.,\\x00] | [.,] [^<0-9\\x00]",
+        f"calculon-hnum ::= {_alternatives(before)}",
+        # "=" and "≈" only right before the result: "38 - 9 = 38." beside it was seen, in a loop
+        "calculon-ranswer ::= calculon-rhead? calculon-requals? calculon-rnum calculon-rtail",
+        'calculon-requals ::= [=≈] " "?',
+        # No "<" anywhere: "You can call this tool: <tool_call>" would end the reply before the
+        # result. No line break and a bounded length: a head that lists the tools or writes code
+        # ("You can use the following tools:\n- add(a, b) ...") otherwise runs into the token cap.
+        "calculon-rhead ::= ([^<0-9=≈\\n\\x00] | calculon-hnum calculon-hafter)"
+        f" calculon-hseg{{0,{MAX_HEAD}}}",
+        f"calculon-hseg ::= [^<0-9=≈\\n\\x00] | calculon-hnum calculon-hafter{note}",
+        "calculon-hafter ::= [^<0-9.,=≈\\n\\x00] | [.,] [^<0-9=≈\\n\\x00]",
         # words after the result, not a formula: "91 - ( )", "1.8 is ( ) ( )" were seen
         f"calculon-rtail ::= [.,]? | [.,]? ([^0-9.,<\\n\\x00{_FORMULA}]{note}) calculon-rrest",
         f"calculon-rrest ::= ([^0-9<\\n\\x00{_FORMULA}]{note})*",

@@ -20,6 +20,7 @@ import numpy as np
 
 from app.llm.local.phases import Emit, Phases, PhaseSetup
 from app.llm.local.sampling import RepeatGuard, TokenPicker
+from app.llm.local.steer import MAX_STEERED, ResultSteer, Vocabulary
 
 CLOSING_RESERVE = 24  # tokens kept to close an open tool call (brackets, quotes, the end marker)
 
@@ -33,6 +34,7 @@ class DecodeResult:
     stop_reason: str = ""  # end, stop-text, call, cap, loop, context, cancelled
     tokens_after_stop: int = 0  # tokens chosen after the stop flag was raised
     closed_early: str = ""  # why a tool call was closed early: "loop", "budget", or ""
+    steered: int = 0  # tokens of an answer steered to its result after a loop (see steer.py)
     prompt_tokens: int = 0
     reused_tokens: int = 0
     first_token_s: float | None = None
@@ -48,6 +50,7 @@ class Decoder:
         # inside tool calls and Calculon-mode answers only: free text is the model's own business
         self.guard = RepeatGuard()
         self._pieces: dict[int, bytes] = {}
+        self._vocabulary: Vocabulary | None = None
 
     @property
     def n_ctx(self) -> int:
@@ -77,6 +80,7 @@ class Decoder:
     ) -> str:
         text = codecs.getincrementaldecoder("utf-8")(errors="replace")
         produced: list[int] = []
+        steer: ResultSteer | None = None
         while result.tokens < max_tokens:
             if stop.is_set():
                 return "cancelled"
@@ -85,8 +89,14 @@ class Decoder:
             if phases.kind == "call" and not result.closed_early:
                 result.closed_early = self._should_close(produced, max_tokens - result.tokens)
             elif phases.kind == "answer" and phases.grammar is not None and self._answer_loops(produced):
-                return "loop"  # a constrained answer repeating itself ("= 26 * 7 + 10 = 26 * 7 ...")
-            token = self.picker.pick(phases.grammar, closing=bool(result.closed_early))
+                # a constrained answer repeating itself ("= 26 * 7 + 10 = 26 * 7 ..."): once, if it
+                # has a result still to state, it is steered there; otherwise it ends
+                if steer is not None or not phases.setup.grammar or not phases.setup.grammar.result:
+                    return "loop"
+                steer, produced = ResultSteer(phases.setup.grammar.result, self._vocab()), []
+            token = self._next(phases, steer, closing=bool(result.closed_early))
+            if token is None:
+                return "loop"
             produced.append(token)
             result.tokens_after_stop += stop.is_set()
             if self.picker.is_end(token):
@@ -94,10 +104,30 @@ class Decoder:
             result.tokens += 1
             if result.first_token_s is None:
                 result.first_token_s = time.perf_counter() - started
-            if phases.feed(text.decode(self._piece(token))):
+            piece = text.decode(self._piece(token))
+            if steer is not None and not steer.done:
+                steer.fed(piece)
+                result.steered += 1
+            if phases.feed(piece):
                 return "stop-text" if phases.stopped_on_text else "call"
             self.model.eval([token])
         return "cap"
+
+    def _next(self, phases: Phases, steer: ResultSteer | None, *, closing: bool) -> int | None:
+        """The next token: steered while a steer is spelling the result, else greedy."""
+        if steer is None or steer.done or phases.grammar is None:
+            return self.picker.pick(phases.grammar, closing=closing)
+        if steer.steered >= MAX_STEERED:
+            return None
+        token = steer.pick(phases.grammar, self.picker.logits())
+        if token is not None:
+            phases.grammar.accept(token)
+        return token
+
+    def _vocab(self) -> Vocabulary:
+        if self._vocabulary is None:
+            self._vocabulary = Vocabulary(self.picker.n_vocab, self._piece)
+        return self._vocabulary
 
     def _answer_loops(self, produced: Sequence[int]) -> bool:
         return self.guard.looping(produced, self.picker.is_digits)

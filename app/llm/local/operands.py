@@ -25,8 +25,7 @@ import dataclasses
 import itertools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from app.core.numbers import Mention, find_numbers
 from app.llm.local.ordered import literal, ordered_lines
@@ -49,6 +48,7 @@ class Operands:
     groups: tuple[Counts, ...] = ()  # operands the user bracketed together, one count vector each
     reading: tuple[Item, ...] = ()  # their order and joins, as the words give them
     attached: frozenset[int] = frozenset()  # operands written with a unit: only a text field takes them
+    targets: frozenset[str] = frozenset()  # beside an attached operand: the units it may be converted to
 
     def slot_of(self, item: Item) -> int | None:
         return self.slots.index(item.forms) if item.forms in self.slots else None
@@ -68,8 +68,10 @@ def operands(user_text: str, free: Iterable[str], *, every: bool) -> Operands | 
     order = list(kept)
     mentions = find_numbers(user_text)
     groups = tuple(g for g in (_group(span, mentions, order) for span in bracket_spans(user_text)) if g)
+    attached = _attached(items, order)
+    targets = _targets(user_text, items) if attached else frozenset()
     return Operands(
-        tuple(kept), tuple(kept.values()), frozenset(constants), every, groups, items, _attached(items, order)
+        tuple(kept), tuple(kept.values()), frozenset(constants), every, groups, items, attached, targets
     )
 
 
@@ -80,6 +82,29 @@ def _attached(items: Sequence[Item], order: Sequence[frozenset[str]]) -> frozens
     if len(found) != 1 or not found[0].unit or found[0].forms not in order:
         return frozenset()
     return frozenset({order.index(found[0].forms)})
+
+
+_WORD = r"°?[^\W\d_]+"
+
+
+def _targets(user_text: str, items: Sequence[Item]) -> frozenset[str]:
+    """The user's words and word pairs ("square feet"), less the quantity's own unit: what a
+    conversion may go to."""
+    unit = {_bare(w) for leaf in leaves(items) for w in re.findall(_WORD, leaf.unit or "")}
+    pairs = re.findall(rf"(?=(?<![^\W\d_°])({_WORD} {_WORD})\b)", user_text)
+    found = [*re.findall(_WORD, user_text), *pairs]
+    return frozenset(w for w in found if not {_bare(p) for p in w.split()} & (unit | _NOT_UNITS))
+
+
+# the words of a question around its units: "How many feet is 2 metres?" went to "many"
+_NOT_UNITS = frozenset(
+    "a an and are as be can convert could do does from give how in into is it many me much of"  # noqa: SIM905
+    " please say tell that the there this to what whats which will would you".split()
+)
+
+
+def _bare(word: str) -> str:
+    return word.lstrip("°").lower()
 
 
 def _group(
@@ -104,6 +129,8 @@ def value_rules(ops: Operands) -> list[str]:
     # after a number in a text field, its unit: no digit, and not a decimal point that goes on
     rules.append('calculon-unit ::= " "? [^"\\\\0-9.,\\x00-\\x1f ] [^"\\\\0-9\\x00-\\x1f]*')
     rules.append('calculon-words ::= [^"\\\\0-9\\x00-\\x1f]*')
+    if ops.targets:
+        rules.append(f"calculon-target ::= {_alternatives(ops.targets)}")
     if ops.constants:
         rules.append(f"calculon-c ::= {_alternatives(ops.constants)}")
     return rules
@@ -248,114 +275,7 @@ def _unordered_lines(name: str, ops: Operands) -> list[str] | None:
     return [f'{name} ::= "\\"" {name}-top "\\"" space', *body, *inner]
 
 
-# --- typed arguments: {"a": <number>, "b": <number>} ---
-
-FieldKind = str  # "number", "integer", "number|string", "integer|string", "text" or "other"
-Fields = tuple[tuple[str, FieldKind], ...]
-
-
-def field_kinds(schema: Mapping[str, Any]) -> Fields | None:
-    """The fields of an arguments object in order, when every one is required; else None."""
-    properties = schema.get("properties")
-    if not isinstance(properties, dict) or set(schema.get("required", ())) != set(properties):
-        return None
-    return tuple((name, _kind(sub)) for name, sub in properties.items())
-
-
-def _kind(schema: Any) -> FieldKind:
-    types = schema.get("type") if isinstance(schema, dict) else None
-    if types == "string" and not {"enum", "const", "pattern", "format"} & set(schema):
-        return "text"  # may hold an operand with its unit: "144 miles"
-    types = [types] if isinstance(types, str) else list(types or ())
-    numeric = [t for t in ("number", "integer") if t in types]
-    if not numeric or set(types) - {"number", "integer", "string"}:
-        return "other"
-    return "|".join([numeric[0], *(["string"] if "string" in types else [])])
-
-
-def _value(kind: FieldKind, atom: str) -> str:
-    quoted = f' | "\\"" {atom} "\\""' if kind.endswith("string") else ""
-    return f"({atom}{quoted}) space"
-
-
-def object_rule(
-    name: str, fields: Sequence[tuple[str, FieldKind]], kv_rules: Mapping[str, str], ops: Operands
-) -> str | None:
-    """``name ::= ...`` over every way the fields can take the operands as asked (each operand
-    once, a number field holding one or a free number, a text field one with its unit or
-    none); None when there is no way."""
-    slots = [i for i, (_, kind) in enumerate(fields) if kind != "other"]
-    choices = [*range(len(ops.slots)), None]  # an operand's index, or None
-    alternatives = []
-    for pick in itertools.product(choices, repeat=len(slots)):
-        used = [pick.count(i) for i in range(len(ops.slots))]
-        if any(u > n for u, n in zip(used, ops.counts, strict=True)) or (
-            ops.every and used != list(ops.counts)
-        ):
-            continue
-        if any(p in ops.attached and fields[i][1] != "text" for i, p in zip(slots, pick, strict=True)):
-            continue
-        free_numbers = any(p is None and fields[i][1] != "text" for i, p in zip(slots, pick, strict=True))
-        if free_numbers and not ops.constants:
-            continue
-        alternatives.append(_object(fields, dict(zip(slots, pick, strict=True)), kv_rules))
-    return f"{name} ::= {' | '.join(alternatives)}" if alternatives else None
-
-
-def _object(
-    fields: Sequence[tuple[str, FieldKind]], picks: Mapping[int, int | None], kv_rules: Mapping[str, str]
-) -> str:
-    parts = []
-    for i, (field, kind) in enumerate(fields):
-        key = f'{json.dumps(json.dumps(field))} space ":" space'
-        if i not in picks:
-            parts.append(kv_rules[field])
-        elif kind == "text" and picks[i] is None:  # no digits: an operand goes only where it is picked
-            parts.append(f'{key} "\\"" calculon-words "\\"" space')
-        elif kind == "text":
-            parts.append(f'{key} "\\"" calculon-o{picks[i]} calculon-unit "\\"" space')
-        else:
-            atom = "calculon-c" if picks[i] is None else f"calculon-o{picks[i]}"
-            parts.append(f"{key} {_value(kind, atom)}")
-    return '("{" space ' + ' "," space '.join(parts) + ' "}" space)'
-
-
-def kv_rule(alternative: str, field: str) -> str:
-    """The converter's rule name for one field's key and value."""
-    return f"{alternative}-{re.sub(r'[^a-zA-Z0-9-]+', '-', field)}-kv"
-
-
-def constrain_objects(
-    lines: Sequence[str],
-    objects: Mapping[str, Sequence[tuple[str, FieldKind]]],
-    ops: Operands,
-    *,
-    expression: bool = False,
-) -> tuple[list[str], set[str]]:
-    """The typed tools' argument rules replaced by operand-aware ones; and the rules left with
-    no way to take the operands. Where the words name every operator and an ``expression``
-    tool is on offer, a typed tool with two numbers is left out: its name ("divide") could
-    contradict "minus", and the expression says what the words say."""
-    out, dead = [], set()
-    typed_out = expression and ops.every and fixes_operators(ops.reading)
-    for line in lines:
-        name = line.split(" ::=", 1)[0]
-        if name not in objects:
-            out.append(line)
-            continue
-        if typed_out and sum(kind != "other" for _, kind in objects[name]) >= 2:
-            out.append(line)
-            dead.add(name)
-            continue
-        kvs = {field: kv_rule(name, field) for field, _ in objects[name]}
-        rule = object_rule(name, objects[name], kvs, ops)
-        out.append(rule if rule is not None else line)
-        if rule is None:
-            dead.add(name)
-    return out, dead
-
-
-_CALLS = "calculon-json ::= "
+CALLS = "calculon-json ::= "
 
 
 def prune(lines: Sequence[str], dead: set[str]) -> list[str] | None:
@@ -364,15 +284,15 @@ def prune(lines: Sequence[str], dead: set[str]) -> list[str] | None:
         return list(lines)
     out = []
     for line in lines:
-        if line.startswith(_CALLS):
+        if line.startswith(CALLS):
             kept = [
                 alt
-                for alt in line[len(_CALLS) :].split(" | ")
+                for alt in line[len(CALLS) :].split(" | ")
                 if not any(name == alt or name.startswith(f"{alt}-") for name in dead)
             ]
             if not kept:
                 return None
-            line = _CALLS + " | ".join(kept)
+            line = CALLS + " | ".join(kept)
         out.append(line)
     return out
 

@@ -21,6 +21,7 @@ from app.llm.local.watch import MarkerWatch
 Emit = Callable[[TextChunk | ThoughtChunk], None]
 GrammarFactory = Callable[[str], GrammarSampler]
 Kind = Literal["decide", "answer", "think", "call"]
+PARAGRAPH_END = "\n\n"
 
 
 @dataclasses.dataclass
@@ -47,8 +48,12 @@ class Phases:
         self._start_deciding()
 
     def _answer_markers(self) -> tuple[str, ...]:
-        tools = (CALL_OPEN,) if self.setup.grammar and self.setup.grammar.allows_calls else ()
-        return (*tools, *((THINK_OPEN,) if self.setup.thinks else ()), *self.setup.stops)
+        grammar = self.setup.grammar
+        tools = (CALL_OPEN,) if grammar and grammar.allows_calls else ()
+        # A Calculon-mode answer is one paragraph, to be checked at a glance: what a small model
+        # writes after a blank line is a second go at the same answer, a tool list or code.
+        paragraph = (PARAGRAPH_END,) if grammar and grammar.keeps_answer else ()
+        return (*tools, *((THINK_OPEN,) if self.setup.thinks else ()), *self.setup.stops, *paragraph)
 
     def _start_deciding(self) -> None:
         if self.setup.grammar is None:

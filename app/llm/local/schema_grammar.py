@@ -23,7 +23,7 @@ from typing import Any
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from app.core.messages import ToolSpec
-from app.llm.local import backed, operands
+from app.llm.local import backed, operands, typed
 from app.llm.local.backed import BackedForms
 from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
 
@@ -56,6 +56,7 @@ class StepGrammar:
     # Calculon mode: the answer stays under the grammar (its numbers must be backed); otherwise
     # the grammar is dropped once the output has become an answer.
     keeps_answer: bool = False
+    result: frozenset[str] = frozenset()  # the forms of the result the answer must state, if any
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,9 +66,7 @@ class ToolRules:
     lines: tuple[str, ...]
     relaxed: tuple[str, ...] = ()
     # the arguments rule of each tool whose fields are all required and some numeric, with them
-    objects: Mapping[str, tuple[tuple[str, operands.FieldKind], ...]] = dataclasses.field(
-        default_factory=dict
-    )
+    objects: Mapping[str, tuple[tuple[str, typed.FieldKind], ...]] = dataclasses.field(default_factory=dict)
 
 
 _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\\x00]"]
@@ -75,15 +74,18 @@ _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\
 ANSWER_ONLY = StepGrammar("\n".join(["root ::= calculon-answer", *_ANSWER_RULES]), "", allows_calls=False)
 
 
-def answer_only(forms: BackedForms | None, result: frozenset[str] = frozenset()) -> StepGrammar:
+def answer_only(
+    forms: BackedForms | None, result: frozenset[str] = frozenset(), head: frozenset[str] | None = None
+) -> StepGrammar:
     """A step that may only answer; in Calculon mode, with backed numbers alone, and stating
-    the last tool result when it holds a number (``result``: its forms)."""
+    the last tool result when it holds a number (``result``: its forms; ``head``: the numbers
+    the answer may write before it)."""
     if forms is None:
         return ANSWER_ONLY
     rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
     if result:
-        rules = ["root ::= calculon-ranswer", *rules[1:], *backed.result_rules(result, forms)]
-    return StepGrammar("\n".join(rules), "", allows_calls=False, keeps_answer=True)
+        rules = ["root ::= calculon-ranswer", *rules[1:], *backed.result_rules(result, forms, head)]
+    return StepGrammar("\n".join(rules), "", allows_calls=False, keeps_answer=True, result=result)
 
 
 def build_step_grammar(
@@ -107,10 +109,10 @@ def tool_rules(tools: Sequence[ToolSpec], compiles: Compiles | None = None) -> T
     return ToolRules(tuple(_call_rules(arguments)), tuple(relaxed), _numeric_objects(arguments.values()))
 
 
-def _numeric_objects(schemas: Iterable[Mapping[str, Any]]) -> dict[str, operands.Fields]:
+def _numeric_objects(schemas: Iterable[Mapping[str, Any]]) -> dict[str, typed.Fields]:
     objects = {}
     for i, schema in enumerate(schemas):  # the converter names the union's members alternative-0, -1, ...
-        fields = operands.field_kinds(schema)
+        fields = typed.field_kinds(schema)
         if fields and any(kind != "other" for _, kind in fields):
             objects[f"alternative-{i}-arguments"] = fields
     return objects
@@ -158,10 +160,19 @@ def _operand_calls(lines: list[str], rules: ToolRules, ops: operands.Operands) -
     names = backed.arithmetic_strings(rules.lines)
     constrained, dead = operands.constrain_expressions(lines, names, ops)
     offered = bool(set(names) - dead)
-    constrained, dead_objects = operands.constrain_objects(
-        constrained, rules.objects, ops, expression=offered
-    )
+    constrained, dead_objects = typed.constrain_objects(constrained, rules.objects, ops, expression=offered)
+    if ops.every and ops.slots:
+        dead_objects |= _inert(lines, {*rules.objects, *names})
     return operands.prune([*constrained, *operands.value_rules(ops)], dead | dead_objects)
+
+
+def _inert(lines: Sequence[str], constrained: set[str]) -> set[str]:
+    """The tools whose arguments the operand rules cannot reach (``get_time``'s optional
+    timezone): on the one call, which must use the user's numbers, such a tool would take
+    none of them ("How many km is 144 miles?" answered with the time was seen)."""
+    calls = next((line for line in lines if line.startswith(operands.CALLS)), "")
+    alternatives = calls[len(operands.CALLS) :].split(" | ") if calls else []
+    return {alt for alt in alternatives if not any(name.startswith(f"{alt}-") for name in constrained)}
 
 
 def _call_rules(arguments: Mapping[str, Any]) -> list[str]:

@@ -68,7 +68,11 @@ class StepRunner:
         grammar = self._grammar(request, forms, notices)
         result = self._decode(prompt, grammar, emit, stop)
         call = self._call_of(result, request.tools)
-        if call is not None and not stop.is_set() and repeats_earlier_call(call, request.messages):
+        if (
+            call is not None
+            and not stop.is_set()
+            and repeats_earlier_call(call, request.messages, request.backed)
+        ):
             notices.append(REPEAT_NOTICE)
             result, call = self._decode(prompt, answer_only(forms), emit, stop), None
         if stop.is_set():
@@ -85,12 +89,12 @@ class StepRunner:
         if not request.tools:
             return answer_only(forms) if forms is not None else None
         limit = self.policy.max_tool_calls
-        if limit is not None and calls_this_turn(request.messages) >= limit:
+        if limit is not None and calls_this_turn(request.messages, request.backed) >= limit:
             # the model's normal course, not news to the user: said in the log only
             logger.debug("this model may make %d tool call(s) per message; answering now", limit)
-            return answer_only(
-                forms, last_result_forms(request.messages) if forms is not None else frozenset()
-            )
+            if forms is None:
+                return answer_only(None)
+            return answer_only(forms, last_result_forms(request), head_forms(request))
         ops = operands_for(request, forms, every=limit == 1)
         return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
 
@@ -190,6 +194,11 @@ class StepRunner:
                 "went round in a loop" if result.closed_early == "loop" else "was about to run out of tokens"
             )
             return [f"The model {why} inside a tool call; the call was closed early."]
+        if result.steered:
+            return [
+                f"The model's answer went round in a loop before it stated the result; its last"
+                f" {result.steered} tokens were kept to spelling out the tool's result."
+            ]
         if result.stop_reason == "cap":
             return [f"The model's reply was cut off at {result.tokens} tokens (the per-step limit)."]
         if result.stop_reason == "loop":
@@ -233,26 +242,45 @@ def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
     return policy.call_policy == "numbers" and policy.strict and bool(_DIGIT.search(last.text))
 
 
-def last_result_forms(messages: Sequence[Message]) -> frozenset[str]:
+def last_result_forms(request: ModelRequest) -> frozenset[str]:
     """The written forms of the numbers in this turn's last tool result (none for an error)."""
-    results = [m for m in _this_turn(messages) if m.role == "tool"]
+    results = [m for m in _this_turn(request.messages, request.backed) if m.role == "tool"]
     if not results or results[-1].is_error:
         return frozenset()
     return backed_forms([results[-1].text], parts=False).text
 
 
-def _this_turn(messages: Sequence[Message]) -> Sequence[Message]:
-    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+def head_forms(request: ModelRequest) -> frozenset[str]:
+    """The numbers an answer may write before it states the last result: every backed number
+    except the parts of that result's own fraction ("71" of "71/3 ≈ 23.67"), which a small
+    model otherwise states as the answer ("The average is 71.")."""
+    results = [m for m in _this_turn(request.messages, request.backed) if m.role == "tool"]
+    last = results[-1].text if results and not results[-1].is_error else None
+    texts = [t for t in request.backed or () if t != last]
+    whole = backed_forms([last], parts=False).text if last is not None else frozenset()
+    return backed_forms(texts).text | whole
+
+
+def _this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> Sequence[Message]:
+    """The messages after the latest user message; in Calculon mode (``backed``), after the
+    user's own words, not the app's re-ask: a re-ask after the one call may only answer, and
+    must state that call's result ("198.5 is exactly one ninth" was re-asked into an answer
+    with no number at all)."""
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    own = [i for i in users if backed is None or messages[i].text in backed]
+    last_user = max(own or users, default=-1)
     return messages[last_user + 1 :]
 
 
-def calls_this_turn(messages: Sequence[Message]) -> int:
-    return sum(len(m.tool_calls) for m in _this_turn(messages) if m.role == "assistant")
+def calls_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> int:
+    return sum(len(m.tool_calls) for m in _this_turn(messages, backed) if m.role == "assistant")
 
 
-def repeats_earlier_call(call: ToolCall, messages: Sequence[Message]) -> bool:
+def repeats_earlier_call(
+    call: ToolCall, messages: Sequence[Message], backed: Sequence[str] | None = None
+) -> bool:
     """Whether this turn already made the same call: its result is in the conversation."""
-    earlier = (c for m in _this_turn(messages) if m.role == "assistant" for c in m.tool_calls)
+    earlier = (c for m in _this_turn(messages, backed) if m.role == "assistant" for c in m.tool_calls)
     return any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in earlier)
 
 
