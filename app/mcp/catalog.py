@@ -37,6 +37,11 @@ class Catalog:
         return capability in self.capabilities
 
 
+def listing(catalog: Catalog, tools: tuple[mcp_types.Tool, ...], what: str) -> tuple[Any, ...]:
+    """One kind as listed (tools, resources with their templates, or prompts), to compare a relisting with."""
+    return {"tools": tools, "resources": (*catalog.resources, *catalog.templates)}.get(what, catalog.prompts)
+
+
 async def catalog_of(client: Client) -> Catalog:
     """The server's introduction and its resources, templates and prompts, where it has them."""
     caps = client.server_capabilities.model_dump(by_alias=True, exclude_none=True)
