@@ -28,6 +28,7 @@ class Catalog:
     server_name: str = ""
     server_version: str = ""
     instructions: str = ""
+    icons: tuple[mcp_types.Icon, ...] = ()  # the server's own, from its serverInfo
     capabilities: dict[str, Any] = dataclasses.field(default_factory=dict)
     resources: tuple[mcp_types.Resource, ...] = ()
     templates: tuple[mcp_types.ResourceTemplate, ...] = ()
@@ -51,6 +52,7 @@ async def catalog_of(client: Client) -> Catalog:
         server_name=info.name if info else "",
         server_version=info.version if info else "",
         instructions=client.instructions or "",
+        icons=tuple(info.icons or ()) if info else (),
         capabilities=caps,
     )
     return await relisted(client, base, resources="resources" in caps, prompts="prompts" in caps)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import mcp_types
 from mcp import Client, MCPError
@@ -49,6 +50,7 @@ class ServerStatus:
     tools: tuple[str, ...] = ()
     remote: bool = False
     skipped: tuple[str, ...] = ()  # tools left out, each with the reason
+    icons: tuple[dict[str, Any], ...] = ()  # the server's own, described (app.mcp.icons)
 
 
 @dataclasses.dataclass
