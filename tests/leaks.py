@@ -23,6 +23,8 @@ GRACE_S = 3.0  # how long a thread or child may take to finish after its test
 # - tests/llm/conftest.py `llama_server` (session): one `llama_cpp.server` child for the whole run,
 #   since loading the model per test would cost seconds each; it is started before any test's
 #   snapshot is taken, so no test counts it as its own.
+# - tests/mcp/test_everything_http.py `hosted` (module): server-everything in its HTTP mode, a process
+#   of the test's own (a remote server is no child of the supervisor), for the same reason.
 
 
 def running_children(pid: int | None = None) -> dict[int, str]:

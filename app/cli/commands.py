@@ -23,6 +23,7 @@ from app.mcp.config import SERVER_NAME, ConfigError, ServerEntry, load_config
 from app.mcp.handlers import server_handlers
 from app.mcp.screen import TOOL_NAME, shown
 from app.mcp.supervisor import HandlersFactory, Supervisor
+from app.mcp.surface import listed
 from app.settings import Settings, SettingsError, strict_settings
 
 
@@ -137,6 +138,7 @@ def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
 def servers(args: argparse.Namespace) -> int:
     async def body() -> int:
         async with running_servers(args.config) as supervisor:
+            await listed(supervisor)  # the server's icons come with what it offers besides tools
             states = supervisor.states()
         show(output.servers_json(states) if args.json else output.servers_text(states), as_json=args.json)
         return EXIT_OK

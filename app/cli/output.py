@@ -27,6 +27,7 @@ def _tool_dict(tool: ToolInfo) -> dict[str, Any]:
         "tool": tool.tool,
         "description": tool.description,
         "input_schema": dict(tool.input_schema),
+        "icons": [dict(icon) for icon in tool.icons],
     }
 
 
@@ -41,7 +42,7 @@ def tools_text(tools: Sequence[ToolInfo]) -> str:
 
 
 def servers_json(states: Sequence[ServerStatus]) -> str:
-    keys = ("name", "state", "pid", "tool_count", "last_error", "tools", "remote", "skipped")
+    keys = ("name", "state", "pid", "tool_count", "last_error", "tools", "remote", "skipped", "icons")
     return json.dumps([{k: _plain(getattr(s, k)) for k in keys} for s in states], indent=2)
 
 

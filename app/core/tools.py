@@ -24,6 +24,8 @@ class ToolInfo:
     input_schema: Mapping[str, Any]
     # The server's hints (readOnlyHint, destructiveHint...), camelCase as on the wire; see app.core.approvals.
     annotations: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    # The tool's icons as plain metadata (src, mime_type, sizes, theme, drawable); see app.mcp.icons.
+    icons: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -28,6 +28,7 @@ class Catalog:
     server_name: str = ""
     server_version: str = ""
     instructions: str = ""
+    icons: tuple[mcp_types.Icon, ...] = ()  # the server's own, from its serverInfo
     capabilities: dict[str, Any] = dataclasses.field(default_factory=dict)
     resources: tuple[mcp_types.Resource, ...] = ()
     templates: tuple[mcp_types.ResourceTemplate, ...] = ()
@@ -35,6 +36,11 @@ class Catalog:
 
     def offers(self, capability: str) -> bool:
         return capability in self.capabilities
+
+
+def listing(catalog: Catalog, tools: tuple[mcp_types.Tool, ...], what: str) -> tuple[Any, ...]:
+    """One kind as listed (tools, resources with their templates, or prompts), to compare a relisting with."""
+    return {"tools": tools, "resources": (*catalog.resources, *catalog.templates)}.get(what, catalog.prompts)
 
 
 async def catalog_of(client: Client) -> Catalog:
@@ -46,6 +52,7 @@ async def catalog_of(client: Client) -> Catalog:
         server_name=info.name if info else "",
         server_version=info.version if info else "",
         instructions=client.instructions or "",
+        icons=tuple(info.icons or ()) if info else (),
         capabilities=caps,
     )
     return await relisted(client, base, resources="resources" in caps, prompts="prompts" in caps)

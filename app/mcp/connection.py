@@ -31,8 +31,8 @@ from mcp import Client, MCPDeprecationWarning, MCPError
 from mcp.client import Transport
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from app.mcp.catalog import Catalog, catalog_of, relisted
-from app.mcp.changes import Listening
+from app.mcp.catalog import Catalog, catalog_of, listing, relisted
+from app.mcp.changes import Listening, Relisted
 from app.mcp.config import ServerEntry
 from app.mcp.handlers import ClientHandlers
 from app.mcp.lifecycle import (
@@ -262,7 +262,7 @@ class ServerConnection:
         """Resources, templates and prompts, then the change stream; a failure leaves them empty."""
         try:
             self.catalog = await catalog_of(client)
-            self.listening = Listening(client, self.catalog.capabilities)
+            self.listening = Listening(client, self.catalog.capabilities, self.handlers.changes)
             await self.listening.run(group)
         except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
             logger.info("server %s: could not list what it offers besides tools: %s", self.name, exc)
@@ -272,23 +272,24 @@ class ServerConnection:
             self.handlers.changes.report("resources", len(self.catalog.resources))
             self.handlers.changes.report("prompts", len(self.catalog.prompts))
 
-    async def _relist(self, what: str) -> int | None:
-        """The server says its ``what`` changed: list it again; returns how many there are now,
-        or None when there is no session to ask (the next one lists everything anyway)."""
+    async def _relist(self, what: str) -> Relisted | None:
+        """List ``what`` again: the server says it changed (or it may have, unheard); None with no session."""
         client = self._session_client
         if client is None:
             return None
+        before = listing(self.catalog, self.tools, what)
         try:
             if what == "tools":
-                self._adopt(await all_tools(client))
-                if self.state == "ready":  # while starting, going ready indexes them anyway
-                    self.on_change(self)  # the supervisor re-indexes the tools
+                self._adopt(await all_tools(client, fresh=True))
             else:
                 kinds = {"resources": what == "resources", "prompts": what == "prompts"}
                 self.catalog = await relisted(client, self.catalog, **kinds)
         except MCPError:
             logger.info("server %s: could not list its %s again", self.name, what, exc_info=True)
-        return len({"tools": self.tools, "resources": self.catalog.resources}.get(what, self.catalog.prompts))
+        now = Relisted(self.catalog, self.tools, what, before)
+        if what == "tools" and now.changed and self.state == "ready":
+            self.on_change(self)  # the supervisor re-indexes them (going ready indexes them anyway)
+        return now
 
     def _adopt(self, listed: list[mcp_types.Tool]) -> None:
         tools, skipped = screen(listed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import mcp_types
 from mcp import Client, MCPError
@@ -49,6 +50,7 @@ class ServerStatus:
     tools: tuple[str, ...] = ()
     remote: bool = False
     skipped: tuple[str, ...] = ()  # tools left out, each with the reason
+    icons: tuple[dict[str, Any], ...] = ()  # the server's own, described (app.mcp.icons)
 
 
 @dataclasses.dataclass
@@ -83,10 +85,12 @@ def describe_failure(
     return f"server {entry.name}: {type(exc).__name__}: {exc}"
 
 
-async def all_tools(client: Client) -> list[mcp_types.Tool]:
+async def all_tools(client: Client, *, fresh: bool = False) -> list[mcp_types.Tool]:
+    """Every page of the server's tools; ``fresh`` asks the server even when no change notice
+    emptied the client's cache (what it answers is cached for the next ask)."""
     tools, cursor = [], None
     for _ in range(100):  # a paginator that never ends must not hang startup
-        page = await client.list_tools(cursor=cursor)
+        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if fresh else "use")
         tools.extend(page.tools)
         cursor = page.next_cursor
         if cursor is None:

@@ -9,6 +9,7 @@ import mcp_types
 
 from app.core.tools import ToolInfo, ToolResult
 from app.mcp import content
+from app.mcp.icons import described
 
 MAX_TEXT = 1_000_000  # characters of a result the model and the trace get; the rest is cut, visibly
 
@@ -55,6 +56,7 @@ def tool_info(server: str, tool: mcp_types.Tool, name: str) -> ToolInfo:
         description=tool.description or tool.title or "",
         input_schema=dict(tool.input_schema),
         annotations=_annotations(tool.annotations),
+        icons=described(tool.icons),
     )
 
 

@@ -28,6 +28,7 @@ from app.mcp.calls import call_tool
 from app.mcp.config import ServerEntry, ServersConfig
 from app.mcp.connection import ServerConnection
 from app.mcp.handlers import ClientHandlers, server_handlers
+from app.mcp.icons import described
 from app.mcp.index import ToolIndex
 from app.mcp.lifecycle import Backoff, Limits, ServerStatus
 
@@ -159,7 +160,9 @@ class Supervisor:
         if entry.disabled:
             return ServerStatus(entry.name, "disabled", remote=entry.remote)
         connection = self.connections.get(entry.name)
-        return connection.status() if connection else ServerStatus(entry.name, "stopped", remote=entry.remote)
+        if connection is None:
+            return ServerStatus(entry.name, "stopped", remote=entry.remote)
+        return dataclasses.replace(connection.status(), icons=described(connection.catalog.icons))
 
     async def wait_for_tool(self, name: str, timeout: float) -> None:
         """Return as soon as ``name`` resolves, or every server has settled, or after ``timeout``:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.mcp.content import resource_part
 from app.mcp.uritemplate import expand, variables
 from app.ui.content_view import ContentParts, describe
+from app.ui.icons import decorate
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +100,10 @@ class ResourcesView(QWidget):
         self.server = server
         self.tree.clear()
         for resource in catalog.resources if catalog is not None else ():
-            self._row(resource.uri, resource.mime_type, resource.description or resource.name)
+            decorate(
+                self._row(resource.uri, resource.mime_type, resource.description or resource.name),
+                resource.icons,
+            )
         for template in catalog.templates if catalog is not None else ():
             self._row(
                 template.uri_template,
@@ -107,10 +111,11 @@ class ResourcesView(QWidget):
                 f"template: {template.description or template.name}",
             )
 
-    def _row(self, uri: str, mime: str | None, text: str) -> None:
+    def _row(self, uri: str, mime: str | None, text: str) -> QTreeWidgetItem:
         item = QTreeWidgetItem([uri, mime or "", text])
         item.setData(0, _URI, uri)
         self.tree.addTopLevelItem(item)
+        return item
 
     def selected_uri(self) -> str:
         item = self.tree.currentItem()

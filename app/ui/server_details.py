@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
+from collections.abc import Sequence
 from typing import Any
 
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QComboBox,
     QPlainTextEdit,
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import events as ev
+from app.ui.icons import decorate, icon_and_note
 from app.ui.resources_view import ResourcesView, SurfaceControl
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -54,9 +57,12 @@ class ServerDetails(QTabWidget):
         found = self.surface.catalog(name)
         catalog, tools = found if found is not None else (None, ())
         self.overview.setPlainText(overview_text(catalog) if catalog is not None else "Not connected.")
-        _fill(self.tools, [(t.name, _annotations(t)) for t in tools])
+        icon, _ = icon_and_note(catalog.icons if catalog is not None else ())
+        self.setTabIcon(0, icon or QIcon())  # the server's own icon, beside "Overview"
+        _fill(self.tools, [(t.name, _annotations(t)) for t in tools], [t.icons for t in tools])
         prompts = catalog.prompts if catalog is not None else ()
-        _fill(self.prompts, [(p.name, _arguments(p), p.description or "") for p in prompts])
+        rows = [(p.name, _arguments(p), p.description or "") for p in prompts]
+        _fill(self.prompts, rows, [p.icons for p in prompts])
         self.logs.show_server(name)
         self.resources.show_server(name, catalog)
 
@@ -77,8 +83,9 @@ def overview_text(catalog: Any) -> str:
     sizes = (len(catalog.resources), len(catalog.templates), len(catalog.prompts))
     counts = "{} resources, {} templates, {} prompts".format(*sizes)
     instructions = catalog.instructions or "(none)"
+    icons = icon_and_note(catalog.icons)[1] or "Icons: none"
     return (
-        f"Server: {name}\nProtocol version: {catalog.protocol_version}\nOffers: {counts}\n\n"
+        f"Server: {name}\nProtocol version: {catalog.protocol_version}\nOffers: {counts}\n{icons}\n\n"
         f"Capabilities:\n{capabilities}\n\nInstructions:\n{instructions}"
     )
 
@@ -94,9 +101,13 @@ def _arguments(prompt: Any) -> str:
     return ", ".join(a.name + ("" if a.required else "?") for a in prompt.arguments or ())
 
 
-def _fill(tree: QTreeWidget, rows: list[tuple[str, ...]]) -> None:
+def _fill(tree: QTreeWidget, rows: Sequence[tuple[str, ...]], icons: Sequence[Any]) -> None:
+    """One row each, its first column with the item's icon (when one can be drawn)."""
     tree.clear()
-    tree.addTopLevelItems([QTreeWidgetItem(list(row)) for row in rows])
+    items = [QTreeWidgetItem(list(row)) for row in rows]
+    for item, given in zip(items, icons, strict=True):
+        decorate(item, given)
+    tree.addTopLevelItems(items)
     tree.resizeColumnToContents(0)
 
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.core import events as ev
 from app.ui import theme
+from app.ui.icons import decorate
 from app.ui.resources_view import SurfaceControl
 from app.ui.server_details import ServerDetails
 
@@ -159,6 +160,8 @@ class ServersPanel(QWidget):
         self.details = ServerDetails(surface, self)
         self.splitter.addWidget(self.details)
         self.splitter.setSizes([100, 260, 420])
+        for state in list(self.states.values()):  # the rows get the icons the details know of
+            self.update_state(state)
         if (name := self.selected()) is not None:
             self.details.show_server(name)
         return self.details
@@ -168,6 +171,8 @@ class ServersPanel(QWidget):
     def handle(self, event: ev.Event) -> None:
         if isinstance(event, ev.ServerStateChanged):
             self.update_state(event)
+        elif isinstance(event, ev.ServerListChanged) and event.server in self.states:
+            self.update_state(self.states[event.server])  # its icons come with what it offers
         if self.details is not None:
             self.details.handle(event)
 
@@ -180,6 +185,7 @@ class ServersPanel(QWidget):
             item = QListWidgetItem()
             self.servers.addItem(item)
         item.setText(describe(state))
+        decorate(item, self._catalog(state.server)[0])
         item.setForeground(QColor(theme.SERVER_STATE_COLOURS.get(state.state, theme.MUTED_COLOUR)))
         if self.servers.currentRow() < 0:
             self.servers.setCurrentRow(0)
@@ -205,7 +211,10 @@ class ServersPanel(QWidget):
         self.summary.setText(describe(state) + error)
         snapshot = self._snapshot(name)
         self.tools.clear()
-        self.tools.addItems(sorted(snapshot.tools) if snapshot else [])
+        icons = self._catalog(name)[1]
+        for tool in sorted(snapshot.tools) if snapshot else []:
+            item = QListWidgetItem(tool, self.tools)
+            decorate(item, icons.get(tool))
         self.show_policy()
         self.log.setPlainText("\n".join(snapshot.stderr_tail) if snapshot else "")
         if self.details is not None and self.details.server != name:
@@ -233,6 +242,14 @@ class ServersPanel(QWidget):
         server, tool = self.selected(), self.selected_tool()
         if self.approvals is not None and server is not None and tool is not None:
             self.approvals.set_policy(server, tool, self.policy.currentData())
+
+    def _catalog(self, name: str) -> tuple[Sequence[Any], dict[str, Any]]:
+        """The server's own icons, and its tools' by name, once the details know them."""
+        found = self.details.surface.catalog(name) if self.details is not None else None
+        if found is None:
+            return (), {}
+        catalog, tools = found
+        return catalog.icons, {t.name: t.icons for t in tools}
 
     def _snapshot(self, name: str) -> ServerSnapshot | None:
         if self.control is None:

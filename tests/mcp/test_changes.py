@@ -41,3 +41,22 @@ async def test_the_reference_servers_tool_list_change_after_start_is_followed(su
     await supervisor.start()
     changed = await log.wait_for(lambda e: isinstance(e, ev.ServerListChanged) and e.what == "tools")
     assert changed.count == len(supervisor.connections["everything"].tools)  # type: ignore[attr-defined]
+
+
+async def test_a_tool_list_change_before_the_change_stream_opens_is_caught_up_on(supervise):
+    """early.py adds a tool right after our first listing, when no stream is open to hear of it."""
+    supervisor, log = supervise(script_entry("early", "early.py"))
+    await supervisor.start()
+    await surface.listed(supervisor)
+    assert [t.name for t in supervisor.connections["early"].tools] == ["first", "late"]
+    changed = [e for e in log.events if isinstance(e, ev.ServerListChanged) and e.what == "tools"]
+    assert [(e.server, e.count) for e in changed] == [("early", 2)]
+    assert (await supervisor.call_tool("late", {})).text == "I came late"
+
+
+async def test_catching_up_when_the_stream_opens_reports_nothing_when_nothing_changed(supervise):
+    supervisor, log = supervise(script_entry("changing", "changing.py"))
+    await supervisor.start()
+    await surface.listed(supervisor)
+    assert supervisor.connections["changing"].listening is not None
+    assert not [e for e in log.events if isinstance(e, ev.ServerListChanged) and e.what == "tools"]

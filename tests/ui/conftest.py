@@ -102,6 +102,23 @@ class SessionRunner:
         return self.session.cancel_call(call_id)
 
 
+def surface_window(qtbot: Any, supervisor: Any, steps: list[list[Any]]) -> Any:
+    """The main window over a real supervisor, a scripted model taking ``steps``, and what the
+    servers offer wired in (app.ui.surface_ui), shown."""
+    from app.llm.scripted import ScriptedBackend
+    from app.mcp.surface import Surface
+    from app.ui import surface_ui
+    from app.ui.controller import ChatController
+    from app.ui.main_window import MainWindow
+
+    runner = SessionRunner(ChatSession(ScriptedBackend(steps), supervisor))
+    window = MainWindow(ChatController(runner), servers=supervisor, gpu_probe=None)
+    qtbot.addWidget(window)
+    window.show()
+    surface_ui.install(window, Surface(supervisor))
+    return window
+
+
 class FakeTools:
     """A ToolProvider fake: fixed tools whose results the test chooses, no server behind them."""
 

@@ -9,15 +9,11 @@ from PySide6.QtCore import Qt
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.running import CANCELLED_TEXT
-from app.core.session import ChatSession
-from app.llm.scripted import ScriptedBackend
 from app.mcp.supervisor import Supervisor
-from app.mcp.surface import Surface
 from app.ui import surface_ui
-from app.ui.controller import ChatController
 from app.ui.main_window import MainWindow
 from tests.mcp.helpers import script_entry
-from tests.ui.conftest import SessionRunner
+from tests.ui.conftest import surface_window
 
 
 @pytest.fixture
@@ -31,12 +27,7 @@ def window(qtbot, arun, tmp_path):
         ["Stopped it."],
         ["Seen."],
     ]
-    runner = SessionRunner(ChatSession(ScriptedBackend(steps), supervisor))
-    window = MainWindow(ChatController(runner), servers=supervisor, gpu_probe=None)
-    qtbot.addWidget(window)
-    window.show()
-    surface_ui.install(window, Surface(supervisor))
-    yield window
+    yield surface_window(qtbot, supervisor, steps)
     arun(supervisor.aclose(), timeout=30)
 
 
