@@ -11,7 +11,8 @@ say what went wrong.
 What the server may tell or ask the client goes through the :class:`ClientHandlers`
 the supervisor gives it (:mod:`app.mcp.handlers`), and tool calls run in the
 caller's task on the client this owner lends (:mod:`app.mcp.calls`), so the
-supervisor adds no hop to a call's round trip.
+supervisor adds no hop to a call's round trip. Listing what the server offers (tools,
+catalog, change stream) is the :class:`app.mcp.offered.Offered` base.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from mcp import Client, MCPDeprecationWarning, MCPError
 from mcp.client import Transport
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from app.mcp.catalog import Catalog, catalog_of, relisted
-from app.mcp.changes import Listening
 from app.mcp.config import ServerEntry
 from app.mcp.handlers import ClientHandlers
 from app.mcp.lifecycle import (
@@ -49,8 +48,8 @@ from app.mcp.lifecycle import (
     stderr_hint,
 )
 from app.mcp.oauth import CONSENT_TIMEOUT_S, OAuthSignIn
+from app.mcp.offered import Offered
 from app.mcp.remote import HttpWatch, refusal, remote_transport
-from app.mcp.screen import screen
 from app.mcp.transport import StdioTransport
 
 logger = logging.getLogger(__name__)
@@ -66,7 +65,7 @@ def _oauth_for(entry: ServerEntry, handlers: ClientHandlers) -> OAuthSignIn | No
     return OAuthSignIn(entry.url, handlers.open_browser)
 
 
-class ServerConnection:
+class ServerConnection(Offered):
     """One server. :meth:`run` is the body of its owner task; :meth:`live_client` lends
     the client to a call in any task. Every state change is reported through ``on_change(self)``."""
 
@@ -88,19 +87,13 @@ class ServerConnection:
         self.log_dir = log_dir
         self.state = "stopped"
         self.last_error = ""
-        self.tools: tuple[mcp_types.Tool, ...] = ()
-        self.catalog = Catalog()  # resources, templates, prompts, and how the server introduced itself
-        self.listening: Listening | None = None  # the session's change stream (2026-07-28)
-        self.catalog_listed = asyncio.Event()  # set once this session's catalog is listed (or failed)
-        if self.handlers.changes is not None:
-            self.handlers.changes.relist = self._relist
-        self.skipped: tuple[str, ...] = ()  # why tools of the last listing are not offered
         self.timing = Timing()
         self.settled = asyncio.Event()  # set once the server was ready, or an attempt failed
         self._settle_waiters: list[asyncio.Future[None]] = []
         self._client: Client | None = None
         self._session_client: Client | None = None  # from connect to teardown; _client only while ready
         self._transport: StdioTransport | None = None
+        self._init_offered()
         self._ready = asyncio.Event()
         self._wake = asyncio.Event()
         self._stopping = self._restart = self._suspect = self._lost = False
@@ -257,45 +250,6 @@ class ServerConnection:
         self.catalog_listed = asyncio.Event()
         group.start_soon(self._list_catalog, client, group)  # tools suffice to be ready; the rest follows
         return client
-
-    async def _list_catalog(self, client: Client, group: anyio.abc.TaskGroup) -> None:
-        """Resources, templates and prompts, then the change stream; a failure leaves them empty."""
-        try:
-            self.catalog = await catalog_of(client)
-            self.listening = Listening(client, self.catalog.capabilities)
-            await self.listening.run(group)
-        except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
-            logger.info("server %s: could not list what it offers besides tools: %s", self.name, exc)
-        finally:
-            self.catalog_listed.set()
-        if self.handlers.changes is not None:  # the window shows the catalog now
-            self.handlers.changes.report("resources", len(self.catalog.resources))
-            self.handlers.changes.report("prompts", len(self.catalog.prompts))
-
-    async def _relist(self, what: str) -> int | None:
-        """The server says its ``what`` changed: list it again; returns how many there are now,
-        or None when there is no session to ask (the next one lists everything anyway)."""
-        client = self._session_client
-        if client is None:
-            return None
-        try:
-            if what == "tools":
-                self._adopt(await all_tools(client))
-                if self.state == "ready":  # while starting, going ready indexes them anyway
-                    self.on_change(self)  # the supervisor re-indexes the tools
-            else:
-                kinds = {"resources": what == "resources", "prompts": what == "prompts"}
-                self.catalog = await relisted(client, self.catalog, **kinds)
-        except MCPError:
-            logger.info("server %s: could not list its %s again", self.name, what, exc_info=True)
-        return len({"tools": self.tools, "resources": self.catalog.resources}.get(what, self.catalog.prompts))
-
-    def _adopt(self, listed: list[mcp_types.Tool]) -> None:
-        tools, skipped = screen(listed)
-        unparsed = self._transport.inbound.take_skipped() if self._transport else []
-        self.tools, self.skipped = tuple(tools), (*unparsed, *skipped)
-        for reason in self.skipped:
-            logger.info("server %s: %s", self.name, reason)
 
     def _open_transport(self) -> Transport:
         old, self._transport = self._transport, None
