@@ -386,4 +386,7 @@ class ServerConnection(Offered):
         self.state = state
         if state in DOWN:
             self._ready.set()  # callers waiting for the server learn it is not coming
+        self._changed()
+
+    def _changed(self) -> None:
         self.on_change(self)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
@@ -24,9 +22,6 @@ from app.mcp.lifecycle import all_tools
 from app.mcp.screen import screen
 from app.mcp.transport import StdioTransport
 
-if TYPE_CHECKING:
-    from app.mcp.connection import ServerConnection
-
 logger = logging.getLogger(__name__)
 
 
@@ -36,9 +31,11 @@ class Offered:
     name: str
     state: str
     handlers: ClientHandlers
-    on_change: Callable[[ServerConnection], None]
     _session_client: Client | None
     _transport: StdioTransport | None
+
+    def _changed(self) -> None:
+        raise NotImplementedError  # the connection reports itself to its supervisor
 
     def _init_offered(self) -> None:
         self.tools: tuple[mcp_types.Tool, ...] = ()
@@ -73,7 +70,7 @@ class Offered:
             if what == "tools":
                 self._adopt(await all_tools(client))
                 if self.state == "ready":  # while starting, going ready indexes them anyway
-                    self.on_change(self)  # the supervisor re-indexes the tools
+                    self._changed()  # the supervisor re-indexes the tools
             else:
                 kinds = {"resources": what == "resources", "prompts": what == "prompts"}
                 self.catalog = await relisted(client, self.catalog, **kinds)
