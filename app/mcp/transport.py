@@ -62,6 +62,7 @@ class StdioTransport:
         self.spawn_s = 0.0  # how long creating the process took
         self.returncode: int | None = None
         self._exited = anyio.Event()
+        self._watching = False  # the watcher task waits for the child's death
         self._stderr_done = anyio.Event()
         self._cm: contextlib.AbstractAsyncContextManager[Any] | None = None
         self._log = ServerLog(log_path) if log_path is not None else None
@@ -120,6 +121,8 @@ class StdioTransport:
         await stop_tree(process, self.grace_s, self.kill_after_s)
         # The watcher records the exit; it may have been cancelled with a session cut short
         # during its connect, so once the process is known to be gone, wait for it only briefly.
+        if process.returncode is not None and not self._watching:
+            self._exit_seen(process.returncode)  # the watcher was cancelled: no one else will say so
         with anyio.move_on_after(0.5 if process.returncode is not None else self.kill_after_s):
             await self._exited.wait()
         if process.returncode is not None:  # closes the pipes, even ones a stray grandchild holds
@@ -174,9 +177,18 @@ class StdioTransport:
         self._record(line.decode("utf-8", errors="replace").rstrip("\r"))
 
     async def _watch(self, process: anyio.abc.Process) -> None:
-        code = await wait_for_death(process)
-        with anyio.move_on_after(0.5):  # the last words on stderr explain the death
-            await self._stderr_done.wait()
+        self._watching = True
+        try:
+            code = await wait_for_death(process)
+            with anyio.move_on_after(0.5):  # the last words on stderr explain the death
+                await self._stderr_done.wait()
+        finally:
+            self._watching = False
+        self._exit_seen(code)
+
+    def _exit_seen(self, code: int) -> None:
+        if self._exited.is_set():
+            return
         self.returncode = code
         self._record(f"[process exited with code {code}]")
         self._exited.set()

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from app.mcp.config import bundled_entry
-from tests.mcp.helpers import script_entry
+from tests.mcp.helpers import script_entry, until
 
 pytestmark = pytest.mark.anyio
 
@@ -77,3 +77,13 @@ async def test_a_10_mb_result_arrives_cut_to_the_cap_with_its_note(supervise):
     assert not result.is_error
     assert result.text.endswith("\n[result truncated: 10,485,760 characters, the first 1,000,000 shown]")
     assert result.text.startswith("y" * 1_000_000 + "\n")
+
+
+async def test_a_server_stopped_before_it_answered_initialize_is_known_to_have_exited(supervise):
+    supervisor, _ = supervise(script_entry("hung", "hostile.py", "hung"))
+    await supervisor.start(wait=False)
+    await until(lambda: supervisor.connections["hung"].pid is not None)  # the child runs
+    await supervisor.aclose()
+    transport = supervisor.connections["hung"].transport
+    assert transport is not None and transport.exited  # recorded at once, not waited out in vain
+    assert transport.stderr_tail[-1].startswith("[process exited with code")
