@@ -53,6 +53,14 @@ def write_subsection(heading: str, body: str, path: Path = DOC) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def publish(heading: str, body: str, *, write: bool) -> int:
+    """Print a benchmark's report and, unless told not to, put it in its section; the exit status."""
+    print(body)
+    if write:
+        write_subsection(heading, body)
+    return 0
+
+
 def load_average() -> str:
     """The 1, 5 and 15 minute load averages, for a report's machine line."""
     return " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"

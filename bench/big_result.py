@@ -94,10 +94,7 @@ def parse_args() -> argparse.Namespace:
 def main() -> int:
     args = parse_args()
     text = report(asyncio.run(measure(args.mb, args.pairs)), args.mb, args.pairs)
-    print(text)
-    if not args.no_write:
-        _doc.write_subsection(HEADING, text)
-    return 0
+    return _doc.publish(HEADING, text, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -93,10 +93,7 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     args = parser.parse_args(sys.argv[1:])
     text = report(measure(args.pairs), args.pairs)
-    print(text)
-    if not args.no_write:
-        _doc.write_subsection(HEADING, text)
-    return 0
+    return _doc.publish(HEADING, text, write=not args.no_write)
 
 
 if __name__ == "__main__":
