@@ -73,6 +73,7 @@ def call_json(
         "is_error": result.is_error,
         "structured": result.structured,
         "parts": list(result.parts),
+        "kept": result.kept or None,  # the file with the whole result, when "result" was cut
         "asked": [_asked_dict(a) for a in asked],
         "progress": [u.to_dict() for u in updates],
     }

@@ -29,6 +29,7 @@ from app.mcp.config import ServerEntry, ServersConfig
 from app.mcp.connection import ServerConnection
 from app.mcp.handlers import ClientHandlers, server_handlers
 from app.mcp.index import ToolIndex
+from app.mcp.kept import KeptResults
 from app.mcp.lifecycle import Backoff, Limits, ServerStatus
 
 logger = logging.getLogger(__name__)
@@ -50,12 +51,14 @@ class Supervisor:
         backoff: Backoff | None = None,
         log_dir: Path | None = None,
         handlers: HandlersFactory = server_handlers,
+        kept: KeptResults | None = None,
     ) -> None:
         self.entries = _entries(servers)
         self.limits = Limits(tool_timeout_s, connect_timeout_s, probe_timeout_s)
         self.backoff = backoff or Backoff()
         self.log_dir = log_dir if log_dir is not None else paths.log_dir()
         self.handlers = handlers
+        self.kept = kept if kept is not None else KeptResults()  # whole results cut for the model
         self.connections: dict[str, ServerConnection] = {}
         self.index = ToolIndex()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -206,7 +209,7 @@ class Supervisor:
         info = self.index.resolve(name)
         if info is None:
             return ToolResult(self._explain_missing(name), is_error=True)
-        return await call_tool(self.connections[info.server], info.tool, arguments)
+        return await call_tool(self.connections[info.server], info.tool, arguments, self.kept)
 
     def _explain_missing(self, name: str) -> str:
         server, dot, _ = name.partition(".")

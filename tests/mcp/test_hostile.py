@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
+from app import paths
 from app.mcp.config import bundled_entry
 from tests.mcp.helpers import script_entry, until
 
@@ -75,8 +77,14 @@ async def test_a_10_mb_result_arrives_cut_to_the_cap_with_its_note(supervise):
     await supervisor.start()
     result = await supervisor.call_tool("sized", {"mb": 10})
     assert not result.is_error
-    assert result.text.endswith("\n[result truncated: 10,485,760 characters, the first 1,000,000 shown]")
+    assert result.text.endswith(
+        "\n[result truncated: 10,485,760 characters, the first 1,000,000 shown;"
+        f" the whole result is kept in {result.kept}]"
+    )
     assert result.text.startswith("y" * 1_000_000 + "\n")
+    kept = Path(result.kept)
+    assert kept.parent == paths.data_dir() / "results" and kept.name.startswith("call-")
+    assert kept.read_text() == "y" * 10 * 1024 * 1024
 
 
 async def test_a_server_stopped_before_it_answered_initialize_is_known_to_have_exited(supervise):
