@@ -58,13 +58,6 @@ _CLIENT_INFO = mcp_types.Implementation(name="calculon", version="0.1")
 REMOTE_REQUEST_S = 30.0  # connecting to a remote server, and each request but a stream's wait
 
 
-def _oauth_for(entry: ServerEntry, handlers: ClientHandlers) -> OAuthSignIn | None:
-    """Remote servers sign in with OAuth unless their entry sends credentials itself."""
-    if not entry.remote or any(name.lower() == "authorization" for name in entry.headers):
-        return None
-    return OAuthSignIn(entry.url, handlers.open_browser)
-
-
 class ServerConnection(Offered):
     """One server. :meth:`run` is the body of its owner task; :meth:`live_client` lends
     the client to a call in any task. Every state change is reported through ``on_change(self)``."""
@@ -101,7 +94,7 @@ class ServerConnection(Offered):
         self._failures = 0
         self._connecting: anyio.CancelScope | None = None  # while a session connects
         self.http = HttpWatch()  # a remote server's last refusal
-        self.oauth = _oauth_for(entry, self.handlers)
+        self.oauth = OAuthSignIn.for_entry(entry, self.handlers.open_browser)
 
     # --- observation ---
 
@@ -259,7 +252,11 @@ class ServerConnection(Offered):
             return remote_transport(self.entry, self.http, timeout_s=timeout, auth=auth)
         log = self.log_dir / f"{file_safe(self.name)}.log" if self.log_dir else None
         transport = StdioTransport(
-            self.entry.launch_command(), env=self.entry.env, log_path=log, on_exit=self._child_exited
+            self.entry.launch_command(),
+            env=self.entry.env,
+            log_path=log,
+            on_exit=self._child_exited,
+            on_dropped=self.handlers.dropped,
         )
         if old is not None:  # the previous run's last words stay visible after a restart
             transport.stderr_tail.extend(old.stderr_tail)

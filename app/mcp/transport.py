@@ -48,6 +48,7 @@ class StdioTransport:
         log_path: Path | None = None,
         tail_lines: int = TAIL_LINES,
         on_exit: Callable[[int], None] | None = None,
+        on_dropped: Callable[[int], None] | None = None,
         grace_s: float = 2.0,
         kill_after_s: float = 2.0,
     ) -> None:
@@ -66,7 +67,7 @@ class StdioTransport:
         self._stderr_done = anyio.Event()
         self._cm: contextlib.AbstractAsyncContextManager[Any] | None = None
         self._log = ServerLog(log_path) if log_path is not None else None
-        self.inbound = Inbound(self._record)
+        self.inbound = Inbound(self._record, on_dropped=on_dropped)  # on_dropped: a flood's note
 
     # --- what the owner watches ---
 
@@ -116,6 +117,7 @@ class StdioTransport:
             self._close_log()
 
     async def _shutdown(self, process: anyio.abc.Process, *streams: Any) -> None:
+        self.inbound.budget.flush()  # a flood's last second is told too
         for stream in streams:
             await stream.aclose()
         await stop_tree(process, self.grace_s, self.kill_after_s)

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from app import paths
+from app.core import events as ev
 from app.mcp.config import bundled_entry
+from app.mcp.flood import PER_SECOND
 from tests.mcp.helpers import script_entry, until
 
 pytestmark = pytest.mark.anyio
@@ -95,3 +97,20 @@ async def test_a_server_stopped_before_it_answered_initialize_is_known_to_have_e
     transport = supervisor.connections["hung"].transport
     assert transport is not None and transport.exited  # recorded at once, not waited out in vain
     assert transport.stderr_tail[-1].startswith("[process exited with code")
+
+
+async def test_a_flood_of_log_notifications_during_a_call_is_cut_to_the_budget_and_the_result_arrives(
+    supervise,
+):
+    supervisor, log = supervise(script_entry("replies", "hostile.py", "replies"))
+    await supervisor.start()
+    result = await supervisor.call_tool("flood", {"n": 20_000})
+    assert not result.is_error and result.text == "done"
+    logs = [e for e in log.events if isinstance(e, ev.ServerLog)]
+    notes = [e for e in logs if e.logger == "calculon"]
+    passed = len(logs) - len(notes)
+    assert PER_SECOND <= passed < 20_000  # within the budget of the second(s) the flood took
+    dropped = sum(int(e.message.split()[0].replace(",", "")) for e in notes)
+    assert passed + dropped == 20_000 and 1 <= len(notes) <= 3
+    assert notes[0].level == "warning" and "notifications dropped" in notes[0].message
+    assert "notifications dropped" in supervisor.stderr_tail("replies")[-1]
