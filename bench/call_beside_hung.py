@@ -11,7 +11,6 @@ turns at going first; reported are both medians and the paired ratio. Target: ou
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -82,15 +81,14 @@ def report(times: dict[str, list[float]], pairs: int) -> str:
             "`initialize` configured; raw is `mcp.Client` over the SDK's stdio client on the calculator "
             "alone.",
             "",
-            f"Machine: {os.cpu_count()} CPUs, load average {_doc.load_average()} at the end of the run.",
+            _doc.machine(),
         ]
     )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench call_beside_hung")
+    parser = _doc.parser("call_beside_hung")
     parser.add_argument("--pairs", type=int, default=10, help="timed runs per side")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     args = parser.parse_args(sys.argv[1:])
     text = report(measure(args.pairs), args.pairs)
     return _doc.publish(HEADING, text, write=not args.no_write)

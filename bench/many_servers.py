@@ -12,7 +12,6 @@ that file against the 1 MiB cap on servers files.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -71,15 +70,14 @@ def report(count: int, one: tuple[float, int, int], many: tuple[float, int, int]
             f"per server. The {count}-server file is {many[1]:,} bytes; servers files are capped at "
             "1 MiB (1,048,576 bytes), refused before they are read.",
             "",
-            f"Machine: {os.cpu_count()} CPUs, load average {_doc.load_average()} at the end of the run.",
+            _doc.machine(),
         ]
     )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench many_servers")
+    parser = _doc.parser("many_servers")
     parser.add_argument("--servers", type=int, default=200, help="configured servers")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     args = parser.parse_args(sys.argv[1:])
     with tempfile.TemporaryDirectory() as folder:
         one = peak_rss_mb(1, Path(folder))
