@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from app.cli.visible import visible, visible_line
 from app.core import events as ev
 from app.core.progress import ProgressUpdate
 from app.core.tools import ToolInfo, ToolResult
 from app.core.trace import progress_text
-from app.mcp.lifecycle import ServerStatus
+
+if TYPE_CHECKING:  # the SDK is imported only once servers' processes are started (app.mcp.early)
+    from app.mcp.lifecycle import ServerStatus
 
 _CLIP = 200  # characters of a tool result or argument list in the live log
 

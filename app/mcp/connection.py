@@ -86,6 +86,7 @@ class ServerConnection(Offered):
         self._client: Client | None = None
         self._session_client: Client | None = None  # from connect to teardown; _client only while ready
         self._transport: StdioTransport | None = None
+        self.adopt: anyio.abc.Process | None = None  # a process already started (app.mcp.early)
         self._init_offered()
         self._ready = asyncio.Event()
         self._wake = asyncio.Event()
@@ -257,7 +258,9 @@ class ServerConnection(Offered):
             log_path=log,
             on_exit=self._child_exited,
             on_dropped=self.handlers.dropped,
+            adopt=self.adopt,
         )
+        self.adopt = None  # started for the first session only
         if old is not None:  # the previous run's last words stay visible after a restart
             transport.stderr_tail.extend(old.stderr_tail)
         self._transport = transport

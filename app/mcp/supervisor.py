@@ -27,6 +27,7 @@ from app.core.tools import ToolInfo, ToolResult
 from app.mcp.calls import call_tool
 from app.mcp.config import ServerEntry, ServersConfig
 from app.mcp.connection import ServerConnection
+from app.mcp.early import EarlyStarts
 from app.mcp.handlers import ClientHandlers, server_handlers
 from app.mcp.index import ToolIndex
 from app.mcp.kept import KeptResults
@@ -52,6 +53,7 @@ class Supervisor:
         log_dir: Path | None = None,
         handlers: HandlersFactory = server_handlers,
         kept: KeptResults | None = None,
+        early: EarlyStarts | None = None,
     ) -> None:
         self.entries = _entries(servers)
         self.limits = Limits(tool_timeout_s, connect_timeout_s, probe_timeout_s)
@@ -59,6 +61,7 @@ class Supervisor:
         self.log_dir = log_dir if log_dir is not None else paths.log_dir()
         self.handlers = handlers
         self.kept = kept if kept is not None else KeptResults()  # whole results cut for the model
+        self.early = early  # processes started before the SDK was imported, adopted at launch
         self.connections: dict[str, ServerConnection] = {}
         self.index = ToolIndex()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -91,6 +94,8 @@ class Supervisor:
             log_dir=self.log_dir,
             handlers=self.handlers(entry.name, self._emit),
         )
+        if self.early is not None:
+            connection.adopt = self.early.take(entry)
         self.connections[entry.name] = connection
         self._tasks[entry.name] = asyncio.create_task(connection.run(), name=f"mcp-server-{entry.name}")
 

@@ -25,7 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from app.mcp.inbound import Inbound
-from app.mcp.process import child_environment, guarded, stop_tree, wait_for_death
+from app.mcp.process import child_environment, spawn, stop_tree, wait_for_death
 from app.mcp.serverlog import ServerLog
 
 logger = logging.getLogger(__name__)
@@ -51,6 +51,7 @@ class StdioTransport:
         on_dropped: Callable[[int], None] | None = None,
         grace_s: float = 2.0,
         kill_after_s: float = 2.0,
+        adopt: anyio.abc.Process | None = None,
     ) -> None:
         self.argv = list(argv)
         self.env = child_environment(env or {})
@@ -59,6 +60,7 @@ class StdioTransport:
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
         self.on_exit = on_exit
         self.grace_s, self.kill_after_s = grace_s, kill_after_s
+        self.adopt = adopt  # a process already started for this argv (app.mcp.early), used once
         self.pid: int | None = None
         self.spawn_s = 0.0  # how long creating the process took
         self.returncode: int | None = None
@@ -94,8 +96,9 @@ class StdioTransport:
     @contextlib.asynccontextmanager
     async def _session(self) -> AsyncIterator[tuple[Any, Any]]:
         began = time.perf_counter()
-        argv = guarded(self.argv)
-        process = await anyio.open_process(argv, env=self.env, cwd=self.cwd, start_new_session=True)
+        process, self.adopt = self.adopt, None
+        if process is None:
+            process = await spawn(self.argv, self.env, self.cwd)
         self.spawn_s = time.perf_counter() - began
         self.pid = process.pid
         self._open_log()
