@@ -154,10 +154,21 @@ class Engine:
 
     # --- servers ---
 
-    async def start(self, *, timeout: float = 30.0) -> None:
-        """Start every enabled server; returns once each is ready or has failed once."""
+    async def start(self, *, wait: bool = True, timeout: float | None = None) -> None:
+        """Start every enabled server. With ``wait``, return once each is ready or has failed
+        once, or after ``timeout`` (the start-up wait setting): a slow server does not hold
+        the rest up; it is named in a ``Notice`` and its tools join when it is ready."""
         self._started = True
-        await self.supervisor.start(wait=True, timeout=timeout)
+        limit = self.settings.startup_wait_s if timeout is None else timeout
+        await self.supervisor.start(wait=wait, timeout=limit)
+        if wait:
+            self._say_still_starting()
+
+    def _say_still_starting(self) -> None:
+        for status in self.supervisor.states():
+            if status.state in ("starting", "restarting"):
+                message = f"server {status.name} is still starting; its tools join when it is ready"
+                self._emit(ev.Notice(message=message))
 
     async def reload_servers(self) -> None:
         """Read the servers file again and apply it: changed servers restart, others keep running."""

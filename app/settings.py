@@ -143,7 +143,8 @@ class Settings(BaseModel):
         5.0,
         "Tools",
         "Start-up wait (s)",
-        "How long the command line waits for slow servers; those still starting are reported so.",
+        "How long ask and the command line wait for slow servers; those still starting are"
+        " reported so. The window never waits: tools join as their servers are ready.",
         gt=0,
         le=600,
     )

@@ -7,6 +7,7 @@ benchmarks can share one section.
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
@@ -51,6 +52,26 @@ def write_subsection(heading: str, body: str, path: Path = DOC) -> None:
         text = text[:begin] + block + ("\n" + text[end:] if end < len(text) else "")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def parser(name: str) -> argparse.ArgumentParser:
+    """``python -m bench NAME``'s argument parser, with the ``--no-write`` every benchmark takes."""
+    made = argparse.ArgumentParser(prog=f"python -m bench {name}")
+    made.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    return made
+
+
+def machine() -> str:
+    """The last line of a report: the machine and its load, which every figure depends on."""
+    return f"Machine: {os.cpu_count()} CPUs, load average {load_average()} at the end of the run."
+
+
+def publish(heading: str, body: str, *, write: bool) -> int:
+    """Print a benchmark's report and, unless told not to, put it in its section; the exit status."""
+    print(body)
+    if write:
+        write_subsection(heading, body)
+    return 0
 
 
 def load_average() -> str:

@@ -32,11 +32,13 @@ async def measure(mb: float, pairs: int) -> dict[str, list[float]]:
     from mcp import Client, StdioServerParameters
 
     from app.mcp.config import ServerEntry
+    from app.mcp.kept import KeptResults
     from app.mcp.supervisor import Supervisor
 
     entry = ServerEntry("sized", command=sys.executable, args=(str(SERVER),))
     with tempfile.TemporaryDirectory() as logs:
-        supervisor = Supervisor([entry], log_dir=Path(logs), tool_timeout_s=120)
+        kept = KeptResults(Path(logs) / "results")  # the whole result is written each call, as in use
+        supervisor = Supervisor([entry], log_dir=Path(logs), tool_timeout_s=120, kept=kept)
         await supervisor.start()
         try:
             async with Client(StdioServerParameters(command=sys.executable, args=[str(SERVER)])) as raw:
@@ -75,7 +77,8 @@ def report(times: dict[str, list[float]], mb: float, pairs: int) -> str:
             f"target, a paired ratio of at most {TARGET}: **{met}**. {_stats.NOTE}",
             "",
             "Ours reads the reply through Calculon's stdio transport (lines assembled in one pass, capped at "
-            "64 MiB) and cuts the text the model gets to 1 MB with a note; raw is `mcp.Client` over the "
+            "64 MiB), cuts the text the model gets to 1 MB with a note, and writes the whole result to a "
+            "file (`app/mcp/kept.py`); raw is `mcp.Client` over the "
             "SDK's own stdio client.",
             "",
             f"Machine: {os.cpu_count()} CPUs, load average {_doc.load_average()} at the end of the run.",
@@ -94,10 +97,7 @@ def parse_args() -> argparse.Namespace:
 def main() -> int:
     args = parse_args()
     text = report(asyncio.run(measure(args.mb, args.pairs)), args.mb, args.pairs)
-    print(text)
-    if not args.no_write:
-        _doc.write_subsection(HEADING, text)
-    return 0
+    return _doc.publish(HEADING, text, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -81,6 +81,17 @@ def test_call_prints_the_exact_result(basic_only, capsys):
     assert capsys.readouterr().out == "basic:hi\n"
 
 
+def test_call_json_names_the_file_that_keeps_a_result_cut_for_the_model(tmp_path, capsys):
+    path = tmp_path / "servers.json"
+    path.write_text(
+        json.dumps({"mcpServers": {"replies": script_entry("r", "hostile.py", "replies").to_json()}})
+    )
+    assert cli.run(["--config", str(path), "call", "sized", '{"mb": 2}', "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["result"].endswith(f"the whole result is kept in {body['kept']}]")
+    assert len(Path(body["kept"]).read_text()) == 2 * 1024 * 1024
+
+
 def test_call_json_reports_server_tool_and_structured_result(basic_only, capsys):
     assert cli.run(["--config", str(basic_only), "call", "add", '{"a": 2, "b": 40}', "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
@@ -92,6 +103,7 @@ def test_call_json_reports_server_tool_and_structured_result(basic_only, capsys)
         "is_error": False,
         "structured": {"result": 42.0},
         "parts": [],
+        "kept": None,
         "asked": [],
         "progress": [],
     }

@@ -6,6 +6,7 @@ import asyncio
 import json
 import threading
 
+import anyio
 import pytest
 
 from app.core import events as ev
@@ -212,3 +213,48 @@ async def test_aclose_stops_every_server_process(servers_file):
     assert pid is not None and alive(pid)
     await engine.aclose()
     assert await wait_until_dead([pid]) == []
+
+
+@pytest.fixture
+def beside_hung(tmp_path):
+    """The basic server beside one that never answers initialize."""
+    path = tmp_path / "servers.json"
+    entries = [script_entry("basic", "basic.py"), script_entry("hung", "hostile.py", "hung")]
+    path.write_text(json.dumps({"mcpServers": {e.name: e.to_json() for e in entries}}))
+    return path
+
+
+async def test_ask_waits_only_the_start_up_wait_and_names_the_server_still_starting(beside_hung):
+    backend = ScriptedBackend([[ToolCallChunk(ToolCall("c1", "add", {"a": 2, "b": 40}))], ["It is 42."]])
+    settings = Settings(tool_approvals={"basic.*": "always"}, startup_wait_s=8)  # basic starts in it
+    log = EventLog()
+    engine = Engine(settings, servers_path=beside_hung, backend=backend, sink=log)
+    try:
+        outcome = await engine.ask("what is 2 + 40?")  # the hung server's connect limit is 60 s
+        states = {s.name: s.state for s in engine.supervisor.states()}
+    finally:
+        await engine.aclose()
+    assert outcome.tool_calls[0].result == "42.0" and states == {"basic": "ready", "hung": "starting"}
+    notices = [e.message for e in log.events if isinstance(e, ev.Notice)]
+    assert notices == ["server hung is still starting; its tools join when it is ready"]
+    assert next(i for i, e in enumerate(log.events) if isinstance(e, ev.Notice)) < [
+        e.kind for e in log.events
+    ].index("turn_started")
+
+
+async def test_started_without_waiting_a_turn_runs_at_once_and_tools_join_as_servers_are_ready(beside_hung):
+    backend = ScriptedBackend([["Nothing to add yet."], ["hi"]])
+    log = EventLog()
+    engine = Engine(Settings(startup_wait_s=600), servers_path=beside_hung, backend=backend, sink=log)
+    try:
+        await engine.start(wait=False)  # as the window does
+        with anyio.fail_after(30):  # waiting for the hung server would take its 60 s connect limit
+            first = await engine.ask("hello")
+        await log.wait_state("basic", "ready")
+        second = await engine.ask("hello again")
+    finally:
+        await engine.aclose()
+    assert first.answer == "Nothing to add yet." and second.answer == "hi"
+    offered = [e for e in log.events if isinstance(e, ev.StepStarted)]
+    assert "add" in dict(offered[-1].offered)  # basic's, offered once it was ready
+    assert not any(isinstance(e, ev.Notice) for e in log.events)  # nothing waited, so nothing to say

@@ -11,7 +11,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output, surface
 from app.cli import history as cli_history
@@ -19,12 +19,13 @@ from app.cli.visible import show
 from app.core import progress
 from app.core.tools import ToolInfo, ToolResult
 from app.jsonfile import JsonProblem, loads
-from app.mcp.config import SERVER_NAME, ConfigError, ServerEntry, load_config
-from app.mcp.handlers import server_handlers
-from app.mcp.screen import TOOL_NAME, shown
-from app.mcp.supervisor import HandlersFactory, Supervisor
-from app.mcp.surface import listed
+from app.mcp.config import SERVER_NAME, TOOL_NAME, ConfigError, ServerEntry, load_config, shown
+from app.mcp.early import EarlyStarts
 from app.settings import Settings, SettingsError, strict_settings
+
+if TYPE_CHECKING:  # the SDK loads only once the servers' processes are started (app.mcp.early)
+    from app.cli.calling import CallPermissions
+    from app.mcp.supervisor import HandlersFactory, Supervisor
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -85,12 +86,36 @@ async def running_servers(
 ) -> AsyncIterator[Supervisor]:
     """The configured servers (or just ``only``), started, and stopped on the way out. With
     ``wait``, for the start-up wait at most: slower servers are still "starting"."""
+    async with early_servers(path, only) as early, supervising(early, handlers, wait=wait) as supervisor:
+        yield supervisor
+
+
+@contextlib.asynccontextmanager
+async def early_servers(path: Path | None, only: str = "") -> AsyncIterator[EarlyStarts]:
+    """The configured servers' (or just ``only``'s) processes, started before the SDK is imported
+    so their start-up and ours overlap; any no supervisor adopted are stopped on the way out."""
     entries: list[ServerEntry] = list(load_config(path).servers.values())
-    if only:
-        entries = [e for e in entries if e.name == only]
+    early = await EarlyStarts.start([e for e in entries if not only or e.name == only])
+    try:
+        yield early
+    finally:
+        await early.aclose()
+
+
+@contextlib.asynccontextmanager
+async def supervising(
+    early: EarlyStarts, handlers: HandlersFactory | None = None, *, wait: bool = True
+) -> AsyncIterator[Supervisor]:
+    """A supervisor over the servers ``early`` started, adopting their processes."""
+    from app.mcp.handlers import server_handlers
+    from app.mcp.supervisor import Supervisor
+
     settings = strict_settings()
     supervisor = Supervisor(
-        entries, tool_timeout_s=settings.tool_timeout_s, handlers=handlers or server_handlers
+        early.entries,
+        tool_timeout_s=settings.tool_timeout_s,
+        handlers=handlers or server_handlers,
+        early=early,
     )
     try:
         await supervisor.start(wait=wait, timeout=settings.startup_wait_s)
@@ -138,6 +163,8 @@ def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
 def servers(args: argparse.Namespace) -> int:
     async def body() -> int:
         async with running_servers(args.config) as supervisor:
+            from app.mcp.surface import listed  # the SDK is loaded by now
+
             await listed(supervisor)  # the server's icons come with what it offers besides tools
             states = supervisor.states()
         show(output.servers_json(states) if args.json else output.servers_text(states), as_json=args.json)
@@ -166,14 +193,19 @@ def call(args: argparse.Namespace) -> int:
 
 
 async def _call(args: argparse.Namespace, arguments: dict[str, Any], user: Any) -> int:
-    from app.cli.calling import CallPermissions
+    async with early_servers(args.config, _server_named_in(args)) as early:
+        from app.cli.calling import CallPermissions  # the SDK loads now, while the servers start
 
-    permissions = CallPermissions(user, load_config(args.config), output.AskLog(sys.stderr))
+        permissions = CallPermissions(user, load_config(args.config), output.AskLog(sys.stderr))
+        return await _call_on(early, permissions, args, arguments)
+
+
+async def _call_on(
+    early: EarlyStarts, permissions: CallPermissions, args: argparse.Namespace, arguments: dict[str, Any]
+) -> int:
     updates: list[progress.ProgressUpdate] = []
     try:
-        async with running_servers(
-            args.config, _server_named_in(args), permissions.handlers, wait=False
-        ) as supervisor:
+        async with supervising(early, permissions.handlers, wait=False) as supervisor:
             await supervisor.wait_for_tool(args.tool, strict_settings().startup_wait_s)
             info = supervisor.resolve(args.tool)
             if info is not None:  # naming the tool on the command line is asking for this call

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from app.cli.visible import visible, visible_line
 from app.core import events as ev
 from app.core.progress import ProgressUpdate
 from app.core.tools import ToolInfo, ToolResult
 from app.core.trace import progress_text
-from app.mcp.lifecycle import ServerStatus
+
+if TYPE_CHECKING:  # the SDK is imported only once servers' processes are started (app.mcp.early)
+    from app.mcp.lifecycle import ServerStatus
 
 _CLIP = 200  # characters of a tool result or argument list in the live log
 
@@ -74,6 +76,7 @@ def call_json(
         "is_error": result.is_error,
         "structured": result.structured,
         "parts": list(result.parts),
+        "kept": result.kept or None,  # the file with the whole result, when "result" was cut
         "asked": [_asked_dict(a) for a in asked],
         "progress": [u.to_dict() for u in updates],
     }

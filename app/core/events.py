@@ -116,6 +116,7 @@ class ToolCallFinished(ToolCallEvent):
     cancelled: bool = False  # the user stopped it (the result says so to the model)
     structured: Any = None  # the validated structuredContent, when the tool gave one
     parts: tuple[Mapping[str, Any], ...] = ()  # non-text content for the window (app.mcp.content)
+    kept: str = ""  # the file holding the whole result, when the text was cut for the model
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -30,6 +30,7 @@ def finished_fields(result: ToolResult, ms: float) -> dict[str, Any]:
         "cancelled": result is CANCELLED,
         "structured": result.structured,
         "parts": result.parts,
+        "kept": result.kept,
     }
 
 

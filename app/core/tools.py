@@ -35,6 +35,7 @@ class ToolResult:
     structured: Any = None
     # What the window shows beside the text (images, embedded resources, links): see app.mcp.content.
     parts: tuple[Mapping[str, Any], ...] = ()
+    kept: str = ""  # the file holding the whole result, when the text was cut for the model
 
 
 class ToolProvider(Protocol):

@@ -21,8 +21,9 @@ from app.core.progress import ProgressUpdate, current_receiver
 from app.core.tools import ToolResult
 from app.mcp.connection import ServerConnection
 from app.mcp.inbound import BAD_REPLY
+from app.mcp.kept import KeptResults, new_call_id
 from app.mcp.lifecycle import exit_message, stderr_hint
-from app.mcp.results import tool_result
+from app.mcp.results import MAX_TEXT, full_text, tool_result
 from app.mcp.transport import StdioTransport
 
 logger = logging.getLogger(__name__)
@@ -30,8 +31,11 @@ logger = logging.getLogger(__name__)
 _ON_PURPOSE = {"stop": "stopped", "restart": "restarted", "stuck": "restarted"}
 
 
-async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[str, Any]) -> ToolResult:
-    """Run ``tool``; every failure comes back as an error result worded for the model and the user."""
+async def call_tool(
+    connection: ServerConnection, tool: str, arguments: Mapping[str, Any], keep: KeptResults | None = None
+) -> ToolResult:
+    """Run ``tool``; every failure comes back as an error result worded for the model and the user.
+    With ``keep``, a result cut for the model is kept whole there."""
     client = await connection.live_client()
     if client is None:
         return ToolResult(connection.unavailable(), is_error=True)
@@ -55,7 +59,16 @@ async def call_tool(connection: ServerConnection, tool: str, arguments: Mapping[
         return _closed_before(name, tool)
     if deadline.cancelled_caught:
         return _timed_out(connection, tool)
-    return tool_result(result)
+    return await _kept_if_cut(result, keep)
+
+
+async def _kept_if_cut(result: mcp_types.CallToolResult, keep: KeptResults | None) -> ToolResult:
+    """A result too long for the model is kept whole on disk (in a worker: it may be 50 MB)."""
+    text = full_text(result)
+    kept = None
+    if keep is not None and len(text) > MAX_TEXT:
+        kept = await anyio.to_thread.run_sync(keep.keep, new_call_id(), text)
+    return tool_result(result, text=text, kept=kept)
 
 
 def _schema_mismatch(exc: RuntimeError) -> bool:

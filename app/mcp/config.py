@@ -39,6 +39,13 @@ MAX_FILE_BYTES = 1024 * 1024  # a thousand servers fit in a tenth of this
 # MCP's rule for tool names, less the dot: a dot separates the server from the tool in
 # "server.tool", so a server named "a.b" could pass for server "a" offering tool "b.x".
 SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")  # MCP's rule for tool names, dot included
+
+
+def shown(name: object) -> str:
+    """A name as an error message may quote it: escaped (repr) and clipped."""
+    text = repr(name)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class ConfigError(ValueError):

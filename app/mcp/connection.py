@@ -11,7 +11,8 @@ say what went wrong.
 What the server may tell or ask the client goes through the :class:`ClientHandlers`
 the supervisor gives it (:mod:`app.mcp.handlers`), and tool calls run in the
 caller's task on the client this owner lends (:mod:`app.mcp.calls`), so the
-supervisor adds no hop to a call's round trip.
+supervisor adds no hop to a call's round trip. Listing what the server offers (tools,
+catalog, change stream) is the :class:`app.mcp.offered.Offered` base.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from mcp import Client, MCPDeprecationWarning, MCPError
 from mcp.client import Transport
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from app.mcp.catalog import Catalog, catalog_of, listing, relisted
-from app.mcp.changes import Listening, Relisted
 from app.mcp.config import ServerEntry
 from app.mcp.handlers import ClientHandlers
 from app.mcp.lifecycle import (
@@ -49,8 +48,8 @@ from app.mcp.lifecycle import (
     stderr_hint,
 )
 from app.mcp.oauth import CONSENT_TIMEOUT_S, OAuthSignIn
+from app.mcp.offered import Offered
 from app.mcp.remote import HttpWatch, refusal, remote_transport
-from app.mcp.screen import screen
 from app.mcp.transport import StdioTransport
 
 logger = logging.getLogger(__name__)
@@ -59,14 +58,7 @@ _CLIENT_INFO = mcp_types.Implementation(name="calculon", version="0.1")
 REMOTE_REQUEST_S = 30.0  # connecting to a remote server, and each request but a stream's wait
 
 
-def _oauth_for(entry: ServerEntry, handlers: ClientHandlers) -> OAuthSignIn | None:
-    """Remote servers sign in with OAuth unless their entry sends credentials itself."""
-    if not entry.remote or any(name.lower() == "authorization" for name in entry.headers):
-        return None
-    return OAuthSignIn(entry.url, handlers.open_browser)
-
-
-class ServerConnection:
+class ServerConnection(Offered):
     """One server. :meth:`run` is the body of its owner task; :meth:`live_client` lends
     the client to a call in any task. Every state change is reported through ``on_change(self)``."""
 
@@ -88,19 +80,14 @@ class ServerConnection:
         self.log_dir = log_dir
         self.state = "stopped"
         self.last_error = ""
-        self.tools: tuple[mcp_types.Tool, ...] = ()
-        self.catalog = Catalog()  # resources, templates, prompts, and how the server introduced itself
-        self.listening: Listening | None = None  # the session's change stream (2026-07-28)
-        self.catalog_listed = asyncio.Event()  # set once this session's catalog is listed (or failed)
-        if self.handlers.changes is not None:
-            self.handlers.changes.relist = self._relist
-        self.skipped: tuple[str, ...] = ()  # why tools of the last listing are not offered
         self.timing = Timing()
         self.settled = asyncio.Event()  # set once the server was ready, or an attempt failed
         self._settle_waiters: list[asyncio.Future[None]] = []
         self._client: Client | None = None
         self._session_client: Client | None = None  # from connect to teardown; _client only while ready
         self._transport: StdioTransport | None = None
+        self.adopt: anyio.abc.Process | None = None  # a process already started (app.mcp.early)
+        self._init_offered()
         self._ready = asyncio.Event()
         self._wake = asyncio.Event()
         self._stopping = self._restart = self._suspect = self._lost = False
@@ -108,7 +95,7 @@ class ServerConnection:
         self._failures = 0
         self._connecting: anyio.CancelScope | None = None  # while a session connects
         self.http = HttpWatch()  # a remote server's last refusal
-        self.oauth = _oauth_for(entry, self.handlers)
+        self.oauth = OAuthSignIn.for_entry(entry, self.handlers.open_browser)
 
     # --- observation ---
 
@@ -258,46 +245,6 @@ class ServerConnection:
         group.start_soon(self._list_catalog, client, group)  # tools suffice to be ready; the rest follows
         return client
 
-    async def _list_catalog(self, client: Client, group: anyio.abc.TaskGroup) -> None:
-        """Resources, templates and prompts, then the change stream; a failure leaves them empty."""
-        try:
-            self.catalog = await catalog_of(client)
-            self.listening = Listening(client, self.catalog.capabilities, self.handlers.changes)
-            await self.listening.run(group)
-        except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
-            logger.info("server %s: could not list what it offers besides tools: %s", self.name, exc)
-        finally:
-            self.catalog_listed.set()
-        if self.handlers.changes is not None:  # the window shows the catalog now
-            self.handlers.changes.report("resources", len(self.catalog.resources))
-            self.handlers.changes.report("prompts", len(self.catalog.prompts))
-
-    async def _relist(self, what: str) -> Relisted | None:
-        """List ``what`` again: the server says it changed (or it may have, unheard); None with no session."""
-        client = self._session_client
-        if client is None:
-            return None
-        before = listing(self.catalog, self.tools, what)
-        try:
-            if what == "tools":
-                self._adopt(await all_tools(client, fresh=True))
-            else:
-                kinds = {"resources": what == "resources", "prompts": what == "prompts"}
-                self.catalog = await relisted(client, self.catalog, **kinds)
-        except MCPError:
-            logger.info("server %s: could not list its %s again", self.name, what, exc_info=True)
-        now = Relisted(self.catalog, self.tools, what, before)
-        if what == "tools" and now.changed and self.state == "ready":
-            self.on_change(self)  # the supervisor re-indexes them (going ready indexes them anyway)
-        return now
-
-    def _adopt(self, listed: list[mcp_types.Tool]) -> None:
-        tools, skipped = screen(listed)
-        unparsed = self._transport.inbound.take_skipped() if self._transport else []
-        self.tools, self.skipped = tuple(tools), (*unparsed, *skipped)
-        for reason in self.skipped:
-            logger.info("server %s: %s", self.name, reason)
-
     def _open_transport(self) -> Transport:
         old, self._transport = self._transport, None
         if self.entry.remote:
@@ -306,8 +253,14 @@ class ServerConnection:
             return remote_transport(self.entry, self.http, timeout_s=timeout, auth=auth)
         log = self.log_dir / f"{file_safe(self.name)}.log" if self.log_dir else None
         transport = StdioTransport(
-            self.entry.launch_command(), env=self.entry.env, log_path=log, on_exit=self._child_exited
+            self.entry.launch_command(),
+            env=self.entry.env,
+            log_path=log,
+            on_exit=self._child_exited,
+            on_dropped=self.handlers.dropped,
+            adopt=self.adopt,
         )
+        self.adopt = None  # started for the first session only
         if old is not None:  # the previous run's last words stay visible after a restart
             transport.stderr_tail.extend(old.stderr_tail)
         self._transport = transport
@@ -433,4 +386,7 @@ class ServerConnection:
         self.state = state
         if state in DOWN:
             self._ready.set()  # callers waiting for the server learn it is not coming
+        self._changed()
+
+    def _changed(self) -> None:
         self.on_change(self)

@@ -6,7 +6,8 @@ task passes them to every ``Client`` it opens and knows nothing of what they do,
 so a new protocol feature (elicitation, sampling, roots, list_changed) is one new
 handler here, not another branch in the owner's state machine.
 
-Events: ``ServerLog(server, level, logger, message)`` for each log message a server sends;
+Events: ``ServerLog(server, level, logger, message)`` for each log message a server sends, and
+one (logger ``calculon``) saying how many notifications a flood lost;
 ``ServerListChanged`` and ``ResourceUpdated`` from :mod:`app.mcp.changes`.
 """
 
@@ -25,6 +26,7 @@ from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, Message
 
 from app.core import events as ev
 from app.mcp.changes import ListChanges
+from app.mcp.flood import PER_SECOND
 from app.mcp.pause import CallClock
 
 logger = logging.getLogger(__name__)
@@ -54,10 +56,12 @@ class ClientHandlers:
     changes: ListChanges | None = None
     # Not for the Client either: how an OAuth sign-in shows its consent page (the system browser).
     open_browser: Callable[[str], Awaitable[None]] = dataclasses.field(default=system_browser)
+    # Not for the Client: told how many notifications a flood lost (app.mcp.flood).
+    dropped: Callable[[int], None] | None = None
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for ``mcp.Client``: only the handlers that are set."""
-        skip = ("clock", "changes", "open_browser")
+        skip = ("clock", "changes", "open_browser", "dropped")
         fields = [f for f in dataclasses.fields(self) if f.name not in skip]
         options = {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
         if self.changes is not None:
@@ -69,8 +73,24 @@ def server_handlers(server: str, sink: ev.EventSink) -> ClientHandlers:
     """The handlers every supervised server gets: its log messages become ``ServerLog`` events,
     and its lists are listed again when it says they changed (:mod:`app.mcp.changes`)."""
     return ClientHandlers(
-        logging_callback=ServerLogForwarder(server, sink), log_level="info", changes=ListChanges(server, sink)
+        logging_callback=ServerLogForwarder(server, sink),
+        log_level="info",
+        changes=ListChanges(server, sink),
+        dropped=DroppedNote(server, sink),
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class DroppedNote:
+    """``dropped``: one ``ServerLog`` warning for the notifications a flood lost in one second."""
+
+    server: str
+    sink: ev.EventSink
+
+    def __call__(self, count: int) -> None:
+        message = f"{count:,} notifications dropped: the server sent more than {PER_SECOND} in one second"
+        logger.info("server %s: %s", self.server, message)
+        self.sink(ev.ServerLog(server=self.server, level="warning", logger="calculon", message=message))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,7 +7,8 @@ parser's limit, a line over the cap) would otherwise be dropped as garbage and l
 request waiting for the tool timeout; here it becomes an error reply to that request, so the
 call fails at once and says why. Lines that are not JSON-RPC at all (a banner a server prints
 on stdout) are still only garbage for the stderr tail. Each ``tools/list`` reply is screened
-tool by tool (:mod:`app.mcp.screen`).
+tool by tool (:mod:`app.mcp.screen`). Notifications are held to a budget per second
+(:mod:`app.mcp.flood`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import mcp_types
 import pydantic
 from mcp.shared.message import SessionMessage
 
+from app.mcp.flood import NotificationBudget
 from app.mcp.screen import screen_raw
 
 MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message; a 10 MB result fits six times over
@@ -34,8 +36,15 @@ class Inbound:
 
     ``record`` takes a line for the stderr tail (garbage, skipped tools)."""
 
-    def __init__(self, record: Callable[[str], None], max_line: int = MAX_LINE) -> None:
+    def __init__(
+        self,
+        record: Callable[[str], None],
+        max_line: int = MAX_LINE,
+        on_dropped: Callable[[int], None] | None = None,
+    ) -> None:
         self._record = record
+        self._on_dropped = on_dropped
+        self.budget = NotificationBudget(self._dropped_notifications)
         self._max_line = max_line
         self._buffer = bytearray()
         self._dropping = False  # inside a line over the cap: discard up to its newline
@@ -94,6 +103,9 @@ class Inbound:
             message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except pydantic.ValidationError as exc:
             return self._unusable(line, exc)
+        if isinstance(message, mcp_types.JSONRPCNotification):
+            return [SessionMessage(message)] if self.budget.allow(message.method) else []
+        self.budget.flush()
         if isinstance(message, mcp_types.JSONRPCResponse | mcp_types.JSONRPCError):
             method = self._pending.pop(message.id, "")
             if isinstance(message, mcp_types.JSONRPCResponse):
@@ -139,6 +151,11 @@ class Inbound:
         for reason in skipped:
             self._record(f"[{reason}]")
         self._skipped.extend(skipped)
+
+    def _dropped_notifications(self, count: int) -> None:
+        self._record(f"[{count:,} notifications dropped: over {self.budget.per_second} in one second]")
+        if self._on_dropped is not None:
+            self._on_dropped(count)
 
     def take_skipped(self) -> list[str]:
         """Why tools were left out of the listings since the last call."""

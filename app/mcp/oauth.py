@@ -34,6 +34,7 @@ from mcp.shared.auth import (
 )
 
 from app import secrets
+from app.mcp.config import ServerEntry
 
 logger = logging.getLogger(__name__)
 _Stored = TypeVar("_Stored", OAuthToken, OAuthClientInformationFull)
@@ -108,6 +109,15 @@ class OAuthSignIn:
         self.allowed = False  # set by Sign in, for the next connection attempt only
         self.port = _registered_port(self.storage) or _free_port()
         self._loopback: LoopbackRedirect | None = None
+
+    @classmethod
+    def for_entry(
+        cls, entry: ServerEntry, open_browser: Callable[[str], Awaitable[None]]
+    ) -> OAuthSignIn | None:
+        """Remote servers sign in with OAuth unless their entry sends credentials itself."""
+        if not entry.remote or any(name.lower() == "authorization" for name in entry.headers):
+            return None
+        return cls(entry.url, open_browser)
 
     @property
     def redirect_uri(self) -> str:

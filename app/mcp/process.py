@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 import anyio
 from anyio.abc import Process
@@ -75,6 +76,11 @@ def guarded(argv: list[str]) -> list[str]:
     if sys.platform != "linux" or getattr(sys, "frozen", False) or shutil.which(argv[0]) is None:
         return argv
     return [sys.executable, "-S", "-c", _GUARD, str(os.getpid()), *argv]
+
+
+async def spawn(argv: list[str], env: Mapping[str, str], cwd: str | Path | None = None) -> Process:
+    """A server's process, guarded, in a process group of its own, with pipes for all three streams."""
+    return await anyio.open_process(guarded(argv), env=env, cwd=cwd, start_new_session=True)
 
 
 def child_environment(extra: Mapping[str, str]) -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import mcp_types
@@ -14,23 +15,37 @@ from app.mcp.icons import described
 MAX_TEXT = 1_000_000  # characters of a result the model and the trace get; the rest is cut, visibly
 
 
-def tool_result(result: mcp_types.CallToolResult, max_text: int = MAX_TEXT) -> ToolResult:
-    """The text a model reads: every content block meant for it in order, non-text ones described,
-    cut at ``max_text``; the window also gets the non-text blocks as parts (:mod:`app.mcp.content`)."""
+def full_text(result: mcp_types.CallToolResult) -> str:
+    """Every content block meant for the model in order, non-text ones described; uncut."""
     texts = [_block_text(block) for block in result.content if content.for_model(block)]
     text = "\n".join(t for t in texts if t)
     if not text and result.structured_content is not None:
         text = json.dumps(result.structured_content, ensure_ascii=False)
+    return text
+
+
+def tool_result(
+    result: mcp_types.CallToolResult,
+    max_text: int = MAX_TEXT,
+    *,
+    text: str | None = None,
+    kept: Path | None = None,
+) -> ToolResult:
+    """The text a model reads (:func:`full_text`, or ``text`` when already made), cut at ``max_text``
+    with a note naming ``kept``, the file holding all of it; the window also gets the non-text blocks
+    as parts (:mod:`app.mcp.content`)."""
+    text = full_text(result) if text is None else text
+    cut = truncated(text, max_text, kept)
+    parts = content.parts(result.content)
     structured = result.structured_content
-    return ToolResult(
-        truncated(text, max_text), bool(result.is_error), structured, content.parts(result.content)
-    )
+    return ToolResult(cut, bool(result.is_error), structured, parts, str(kept) if kept else "")
 
 
-def truncated(text: str, limit: int) -> str:
+def truncated(text: str, limit: int, kept: Path | None = None) -> str:
     if len(text) <= limit:
         return text
-    return text[:limit] + f"\n[result truncated: {len(text):,} characters, the first {limit:,} shown]"
+    where = f"; the whole result is kept in {kept}" if kept is not None else ""
+    return text[:limit] + f"\n[result truncated: {len(text):,} characters, the first {limit:,} shown{where}]"
 
 
 def _block_text(block: Any) -> str:

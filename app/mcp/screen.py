@@ -8,7 +8,6 @@ naming it, and the rest of its server works.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,16 +17,10 @@ from jsonschema import SchemaError
 from jsonschema.validators import validator_for
 from mcp_types import methods
 
+from app.mcp.config import TOOL_NAME, shown
+
+
 # The MCP rule for tool names (SEP-986).
-TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-
-
-def shown(name: object) -> str:
-    """A name as an error message may quote it: escaped (repr) and clipped."""
-    text = repr(name)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def screen_raw(result: dict[str, Any], versions: Iterable[str]) -> list[str]:
     """Leave in a raw ``tools/list`` result only the tools valid in each protocol version of
     ``versions`` (the SDK checks the whole page, and one bad tool would fail it); say why not the others."""

@@ -27,9 +27,11 @@ from app.core.tools import ToolInfo, ToolResult
 from app.mcp.calls import call_tool
 from app.mcp.config import ServerEntry, ServersConfig
 from app.mcp.connection import ServerConnection
+from app.mcp.early import EarlyStarts
 from app.mcp.handlers import ClientHandlers, server_handlers
 from app.mcp.icons import described
 from app.mcp.index import ToolIndex
+from app.mcp.kept import KeptResults
 from app.mcp.lifecycle import Backoff, Limits, ServerStatus
 
 logger = logging.getLogger(__name__)
@@ -51,12 +53,16 @@ class Supervisor:
         backoff: Backoff | None = None,
         log_dir: Path | None = None,
         handlers: HandlersFactory = server_handlers,
+        kept: KeptResults | None = None,
+        early: EarlyStarts | None = None,
     ) -> None:
         self.entries = _entries(servers)
         self.limits = Limits(tool_timeout_s, connect_timeout_s, probe_timeout_s)
         self.backoff = backoff or Backoff()
         self.log_dir = log_dir if log_dir is not None else paths.log_dir()
         self.handlers = handlers
+        self.kept = kept if kept is not None else KeptResults()  # whole results cut for the model
+        self.early = early  # processes started before the SDK was imported, adopted at launch
         self.connections: dict[str, ServerConnection] = {}
         self.index = ToolIndex()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -89,6 +95,8 @@ class Supervisor:
             log_dir=self.log_dir,
             handlers=self.handlers(entry.name, self._emit),
         )
+        if self.early is not None:
+            connection.adopt = self.early.take(entry)
         self.connections[entry.name] = connection
         self._tasks[entry.name] = asyncio.create_task(connection.run(), name=f"mcp-server-{entry.name}")
 
@@ -209,7 +217,7 @@ class Supervisor:
         info = self.index.resolve(name)
         if info is None:
             return ToolResult(self._explain_missing(name), is_error=True)
-        return await call_tool(self.connections[info.server], info.tool, arguments)
+        return await call_tool(self.connections[info.server], info.tool, arguments, self.kept)
 
     def _explain_missing(self, name: str) -> str:
         server, dot, _ = name.partition(".")

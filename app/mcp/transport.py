@@ -25,7 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from app.mcp.inbound import Inbound
-from app.mcp.process import child_environment, guarded, stop_tree, wait_for_death
+from app.mcp.process import child_environment, spawn, stop_tree, wait_for_death
 from app.mcp.serverlog import ServerLog
 
 logger = logging.getLogger(__name__)
@@ -48,8 +48,10 @@ class StdioTransport:
         log_path: Path | None = None,
         tail_lines: int = TAIL_LINES,
         on_exit: Callable[[int], None] | None = None,
+        on_dropped: Callable[[int], None] | None = None,
         grace_s: float = 2.0,
         kill_after_s: float = 2.0,
+        adopt: anyio.abc.Process | None = None,
     ) -> None:
         self.argv = list(argv)
         self.env = child_environment(env or {})
@@ -58,14 +60,16 @@ class StdioTransport:
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
         self.on_exit = on_exit
         self.grace_s, self.kill_after_s = grace_s, kill_after_s
+        self.adopt = adopt  # a process already started for this argv (app.mcp.early), used once
         self.pid: int | None = None
         self.spawn_s = 0.0  # how long creating the process took
         self.returncode: int | None = None
         self._exited = anyio.Event()
+        self._watching = False  # the watcher task waits for the child's death
         self._stderr_done = anyio.Event()
         self._cm: contextlib.AbstractAsyncContextManager[Any] | None = None
         self._log = ServerLog(log_path) if log_path is not None else None
-        self.inbound = Inbound(self._record)
+        self.inbound = Inbound(self._record, on_dropped=on_dropped)  # on_dropped: a flood's note
 
     # --- what the owner watches ---
 
@@ -92,8 +96,9 @@ class StdioTransport:
     @contextlib.asynccontextmanager
     async def _session(self) -> AsyncIterator[tuple[Any, Any]]:
         began = time.perf_counter()
-        argv = guarded(self.argv)
-        process = await anyio.open_process(argv, env=self.env, cwd=self.cwd, start_new_session=True)
+        process, self.adopt = self.adopt, None
+        if process is None:
+            process = await spawn(self.argv, self.env, self.cwd)
         self.spawn_s = time.perf_counter() - began
         self.pid = process.pid
         self._open_log()
@@ -115,11 +120,14 @@ class StdioTransport:
             self._close_log()
 
     async def _shutdown(self, process: anyio.abc.Process, *streams: Any) -> None:
+        self.inbound.budget.flush()  # a flood's last second is told too
         for stream in streams:
             await stream.aclose()
         await stop_tree(process, self.grace_s, self.kill_after_s)
         # The watcher records the exit; it may have been cancelled with a session cut short
         # during its connect, so once the process is known to be gone, wait for it only briefly.
+        if process.returncode is not None and not self._watching:
+            self._exit_seen(process.returncode)  # the watcher was cancelled: no one else will say so
         with anyio.move_on_after(0.5 if process.returncode is not None else self.kill_after_s):
             await self._exited.wait()
         if process.returncode is not None:  # closes the pipes, even ones a stray grandchild holds
@@ -174,9 +182,18 @@ class StdioTransport:
         self._record(line.decode("utf-8", errors="replace").rstrip("\r"))
 
     async def _watch(self, process: anyio.abc.Process) -> None:
-        code = await wait_for_death(process)
-        with anyio.move_on_after(0.5):  # the last words on stderr explain the death
-            await self._stderr_done.wait()
+        self._watching = True
+        try:
+            code = await wait_for_death(process)
+            with anyio.move_on_after(0.5):  # the last words on stderr explain the death
+                await self._stderr_done.wait()
+        finally:
+            self._watching = False
+        self._exit_seen(code)
+
+    def _exit_seen(self, code: int) -> None:
+        if self._exited.is_set():
+            return
         self.returncode = code
         self._record(f"[process exited with code {code}]")
         self._exited.set()

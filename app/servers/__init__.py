@@ -8,7 +8,10 @@ package imports nothing heavy, so ``python -m app.servers.calculator`` and
 from __future__ import annotations
 
 import importlib
+import logging
+import os
 import sys
+from typing import NoReturn
 
 BUNDLED: dict[str, str] = {
     "calculator": "app.servers.calculator",
@@ -40,4 +43,13 @@ def serve_command(name: str) -> int:
     except UnknownServerError as exc:
         print(f"calculon serve: {exc}", file=sys.stderr)
         return 2
-    return 0
+    _exit_now()
+
+
+def _exit_now() -> NoReturn:
+    """The client hung up and every reply is written: skip the interpreter's teardown of the SDK's
+    thousands of objects (a quarter of a second), which every client's stop would wait for."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(0)

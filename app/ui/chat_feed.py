@@ -11,7 +11,7 @@ from app.core.trace import progress_text
 from app.ui import theme, verdict
 from app.ui.bubbles import Bubble, MarkdownBubble, PlainBubble
 from app.ui.chat_pane import ChatPane
-from app.ui.content_view import ContentParts
+from app.ui.content_view import ContentParts, full_result_button
 
 
 def format_ms(ms: float | None) -> str:
@@ -99,6 +99,8 @@ class ChatFeed:
             parts = ContentParts(event.parts, bubble)
             parts.link_activated.connect(lambda uri: self.read_link(event.server, uri))
             bubble.add_below(parts)
+        if event.kept:
+            bubble.add_below(full_result_button(event.kept, bubble))
 
     def _on_check_finished(self, event: ev.CheckFinished) -> None:
         # Only a rejected draft is marked here; a final verdict arrives with AnswerReady.

@@ -2,7 +2,8 @@
 
 Images are drawn from their bytes (already checked and capped by the engine) and scaled
 down to fit; everything else is plain text: nothing a server sends is read as HTML.
-A resource link is a button that asks for the resource to be read.
+A resource link is a button that asks for the resource to be read; a result cut for the model
+has a button that opens the whole of it, kept on disk (:mod:`app.mcp.kept`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QImage, QPixmap
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 MAX_SIDE = 320  # pixels: a larger image is scaled down to this
@@ -44,6 +45,14 @@ class ContentParts(QWidget):
             button.clicked.connect(lambda: self.link_activated.emit(part["uri"]))
             return button
         return plain_label(describe(part), self)
+
+
+def full_result_button(path: str, parent: QWidget) -> QPushButton:
+    """Opens the file holding a whole result the model got only the start of, in the desktop's viewer."""
+    button = QPushButton("Open full result", parent)
+    button.setToolTip(path)
+    button.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(path)))
+    return button
 
 
 def describe(part: Mapping[str, Any]) -> str:

@@ -148,7 +148,7 @@ def model_label(settings: Settings, loaded: str = "") -> str:
 
 async def prepare(engine: Engine, window: MainWindow, collector: MainThreadCollector | None = None) -> None:
     """Start the servers and load the model as soon as the window is up."""
-    servers = asyncio.ensure_future(engine.start())
+    servers = asyncio.ensure_future(engine.start(wait=False))  # each server's tools join as it is ready
     try:
         backend = await engine.ensure_backend()
     except BackendError as exc:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
+from app import paths
+from app.core import events as ev
 from app.mcp.config import bundled_entry
-from tests.mcp.helpers import script_entry
+from app.mcp.flood import PER_SECOND
+from tests.mcp.helpers import script_entry, until
 
 pytestmark = pytest.mark.anyio
 
@@ -75,5 +79,38 @@ async def test_a_10_mb_result_arrives_cut_to_the_cap_with_its_note(supervise):
     await supervisor.start()
     result = await supervisor.call_tool("sized", {"mb": 10})
     assert not result.is_error
-    assert result.text.endswith("\n[result truncated: 10,485,760 characters, the first 1,000,000 shown]")
+    assert result.text.endswith(
+        "\n[result truncated: 10,485,760 characters, the first 1,000,000 shown;"
+        f" the whole result is kept in {result.kept}]"
+    )
     assert result.text.startswith("y" * 1_000_000 + "\n")
+    kept = Path(result.kept)
+    assert kept.parent == paths.data_dir() / "results" and kept.name.startswith("call-")
+    assert kept.read_text() == "y" * 10 * 1024 * 1024
+
+
+async def test_a_server_stopped_before_it_answered_initialize_is_known_to_have_exited(supervise):
+    supervisor, _ = supervise(script_entry("hung", "hostile.py", "hung"))
+    await supervisor.start(wait=False)
+    await until(lambda: supervisor.connections["hung"].pid is not None)  # the child runs
+    await supervisor.aclose()
+    transport = supervisor.connections["hung"].transport
+    assert transport is not None and transport.exited  # recorded at once, not waited out in vain
+    assert transport.stderr_tail[-1].startswith("[process exited with code")
+
+
+async def test_a_flood_of_log_notifications_during_a_call_is_cut_to_the_budget_and_the_result_arrives(
+    supervise,
+):
+    supervisor, log = supervise(script_entry("replies", "hostile.py", "replies"))
+    await supervisor.start()
+    result = await supervisor.call_tool("flood", {"n": 20_000})
+    assert not result.is_error and result.text == "done"
+    logs = [e for e in log.events if isinstance(e, ev.ServerLog)]
+    notes = [e for e in logs if e.logger == "calculon"]
+    passed = len(logs) - len(notes)
+    assert PER_SECOND <= passed < 20_000  # within the budget of the second(s) the flood took
+    dropped = sum(int(e.message.split()[0].replace(",", "")) for e in notes)
+    assert passed + dropped == 20_000 and 1 <= len(notes) <= 3
+    assert notes[0].level == "warning" and "notifications dropped" in notes[0].message
+    assert "notifications dropped" in supervisor.stderr_tail("replies")[-1]

@@ -49,3 +49,21 @@ def test_a_result_shows_structured_json_an_image_and_a_link_that_asks_to_read_th
     (button,) = bubble.findChildren(QPushButton)
     button.click()
     assert clicked == [("slow", "demo://doc")]
+
+
+def test_a_result_cut_for_the_model_offers_to_open_the_whole_of_it(qtbot, tmp_path, monkeypatch):
+    from app.ui import content_view
+
+    opened: list[str] = []
+    monkeypatch.setattr(
+        content_view.QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile())
+    )
+    pane = ChatPane()
+    qtbot.addWidget(pane)
+    kept = tmp_path / "call-1.txt"
+    finished = {"arguments": {}, "result": "yyy\n[result truncated]", "is_error": False, "duration_ms": 2}
+    ChatFeed(pane).handle(ev.ToolCallFinished(**CALL, **finished, kept=str(kept)))
+    (button,) = pane.findChildren(PlainBubble)[-1].findChildren(QPushButton)
+    assert button.text() == "Open full result"
+    button.click()
+    assert opened == [str(kept)]

@@ -8,8 +8,9 @@ an empty name, 1,000 characters, a duplicate) beside an honest ``add`` and ``ech
 MODE ``schemas``: tools whose inputSchema is null, a string, or not a valid JSON Schema, beside a
 working ``still_works``. MODE ``replies``: tools that answer with bytes the SDK cannot use
 (invalid UTF-8, a lone surrogate, JSON nested 10,000 deep, a reply over the size cap), written
-straight onto the wire, and ``sized`` (``{"mb": N}``: N MB of text) and ``describe`` (its text
-argument back, for escapes the CLI must show). Tools are built with ``model_construct`` so the
+straight onto the wire, ``sized`` (``{"mb": N}``: N MB of text), ``describe`` (its text
+argument back, for escapes the CLI must show) and ``flood`` (``{"n": N}``: N log notifications,
+then the reply "done"). Tools are built with ``model_construct`` so the
 SDK sends whatever they hold.
 """
 
@@ -56,7 +57,8 @@ TOOLS = {
     ],
     "linger": [tool("hold", SCHEMA, "Starts a helper, writes both pids to the file at text, never returns.")],
     "replies": [
-        tool(name) for name in ("bad_utf8", "lone_surrogate", "deep_json", "oversized", "sized", "describe")
+        tool(name)
+        for name in ("bad_utf8", "lone_surrogate", "deep_json", "oversized", "sized", "describe", "flood")
     ],
 }
 
@@ -65,6 +67,14 @@ def raw_reply(request_id: Any, body: bytes) -> None:
     """Write a tools/call reply whose result text is ``body``, exactly as given."""
     head = json.dumps({"jsonrpc": "2.0", "id": request_id}).encode()[:-1]
     os.write(_WIRE, head + b', "result": {"content": [{"type": "text", "text": "' + body + b'"}]}}\n')
+
+
+def flood(count: int) -> None:
+    """``count`` log notifications straight onto the wire, as fast as it takes, before the reply."""
+    line = (
+        b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}\n'
+    )
+    os.write(_WIRE, line * count)
 
 
 BROKEN = {
@@ -89,7 +99,10 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
         await anyio.sleep_forever()  # the SDK's own reply never comes
     if params.name == "hold":
         await hold(arguments["text"])
-    if params.name == "sized":
+    if params.name == "flood":
+        flood(int(arguments["n"]))
+        text = "done"
+    elif params.name == "sized":
         text = "y" * int(float(arguments["mb"]) * 1024 * 1024)
     elif params.name == "still_works":
         text = "fine"

@@ -1,0 +1,87 @@
+"""What a connected server offers, listed and kept current: its tools (screened), its
+catalog (resources, templates, prompts) and its change stream.
+
+A base of :class:`app.mcp.connection.ServerConnection`, kept apart so the owner task's
+state machine stays readable: this part only lists, the owner decides when.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import anyio
+import anyio.abc
+import mcp_types
+from mcp import Client, MCPError
+
+from app.mcp.catalog import Catalog, catalog_of, listing, relisted
+from app.mcp.changes import Listening, Relisted
+from app.mcp.handlers import ClientHandlers
+from app.mcp.lifecycle import all_tools
+from app.mcp.screen import screen
+from app.mcp.transport import StdioTransport
+
+logger = logging.getLogger(__name__)
+
+
+class Offered:
+    """The listings of one server; the connection sets the session it lists from."""
+
+    name: str
+    state: str
+    handlers: ClientHandlers
+    _session_client: Client | None
+    _transport: StdioTransport | None
+
+    def _changed(self) -> None:
+        raise NotImplementedError  # the connection reports itself to its supervisor
+
+    def _init_offered(self) -> None:
+        self.tools: tuple[mcp_types.Tool, ...] = ()
+        self.skipped: tuple[str, ...] = ()  # why tools of the last listing are not offered
+        self.catalog = Catalog()  # resources, templates, prompts, and how the server introduced itself
+        self.listening: Listening | None = None  # the session's change stream (2026-07-28)
+        self.catalog_listed = asyncio.Event()  # set once this session's catalog is listed (or failed)
+        if self.handlers.changes is not None:
+            self.handlers.changes.relist = self._relist
+
+    async def _list_catalog(self, client: Client, group: anyio.abc.TaskGroup) -> None:
+        """Resources, templates and prompts, then the change stream; a failure leaves them empty."""
+        try:
+            self.catalog = await catalog_of(client)
+            self.listening = Listening(client, self.catalog.capabilities, self.handlers.changes)
+            await self.listening.run(group)
+        except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            logger.info("server %s: could not list what it offers besides tools: %s", self.name, exc)
+        finally:
+            self.catalog_listed.set()
+        if self.handlers.changes is not None:  # the window shows the catalog now
+            self.handlers.changes.report("resources", len(self.catalog.resources))
+            self.handlers.changes.report("prompts", len(self.catalog.prompts))
+
+    async def _relist(self, what: str) -> Relisted | None:
+        """List ``what`` again: the server says it changed (or it may have, unheard); None with no session."""
+        client = self._session_client
+        if client is None:
+            return None
+        before = listing(self.catalog, self.tools, what)
+        try:
+            if what == "tools":
+                self._adopt(await all_tools(client, fresh=True))
+            else:
+                kinds = {"resources": what == "resources", "prompts": what == "prompts"}
+                self.catalog = await relisted(client, self.catalog, **kinds)
+        except MCPError:
+            logger.info("server %s: could not list its %s again", self.name, what, exc_info=True)
+        now = Relisted(self.catalog, self.tools, what, before)
+        if what == "tools" and now.changed and self.state == "ready":
+            self._changed()  # the supervisor re-indexes them (going ready indexes them anyway)
+        return now
+
+    def _adopt(self, listed: list[mcp_types.Tool]) -> None:
+        tools, skipped = screen(listed)
+        unparsed = self._transport.inbound.take_skipped() if self._transport else []
+        self.tools, self.skipped = tuple(tools), (*unparsed, *skipped)
+        for reason in self.skipped:
+            logger.info("server %s: %s", self.name, reason)
