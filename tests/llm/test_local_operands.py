@@ -21,7 +21,7 @@ from app.llm.local.backed import backed_forms
 from app.llm.local.operands import operands
 from app.llm.local.schema_grammar import answer_only, compose, tool_rules
 from app.llm.local.steer import MAX_STEERED, ResultSteer, Vocabulary
-from app.llm.local.step import head_forms, last_result_forms
+from app.llm.local.step import head_forms, last_result_forms, reasked_units
 from app.servers.clock import server as clock_server
 from app.servers.converter import server as converter_server
 from tests.llm.local_fixtures import calculator_tools
@@ -216,6 +216,25 @@ def test_an_answer_states_its_result_on_one_short_line(smol):
     assert not accepts(smol, grammar, "You can use the following tools: " * 6, prefix=True)  # > MAX_HEAD
     assert not accepts(smol, grammar, "38 - 9 = 38", prefix=True)  # "=" leads to the result only
     assert accepts(smol, grammar, "38 - 9 × 9 ≈ -43")
+
+
+def test_after_a_reask_the_answer_ends_with_the_result_and_its_unit(smol):
+    question, result = "How many feet is 2 metres?", "2500/381 ≈ 6.561679790026246719160104987 ft"
+    messages = (
+        Message("user", question),
+        Message("assistant", "", (ToolCall("c1", "convert", {"quantity": "2 metres", "to_unit": "feet"}),)),
+        Message("tool", result, tool_call_id="c1", tool_name="convert"),
+    )
+    request = ModelRequest("", messages, (), backed=(question, result))
+    assert reasked_units(request) is None  # the step that answers the user words it freely
+    reasked = dataclasses.replace(request, messages=(*messages, Message("user", "Only backed numbers.")))
+    units = reasked_units(reasked)
+    assert units == {"ft"}
+    forms = backed_forms([question, result])
+    grammar = answer_only(forms, backed_forms([result], parts=False).text, head_forms(reasked), units).decide
+    assert accepts(smol, grammar, "2 metres is 6.56 ft.")
+    assert accepts(smol, grammar, "6.56.")
+    assert not accepts(smol, grammar, "6.56 ft is exactly one-sixth of it.", prefix=True)
 
 
 def test_the_parts_of_a_results_fraction_are_not_written_before_it(smol):

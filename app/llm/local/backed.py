@@ -132,12 +132,18 @@ _FORMULA = "()=+*^\\[\\]{}"  # characters of a formula, not of the words after a
 MAX_HEAD = 160  # characters (a number counts as one) an answer may write before it states the result
 
 
-def result_rules(result: Iterable[str], forms: BackedForms, head: frozenset[str] | None = None) -> list[str]:
+def result_rules(
+    result: Iterable[str],
+    forms: BackedForms,
+    head: frozenset[str] | None = None,
+    units: frozenset[str] | None = None,
+) -> list[str]:
     """``calculon-ranswer``: a backed answer that states the tool's result (one of its forms) and
     ends with that sentence: a small model otherwise writes "38 - 9 = 38." beside the right
     result, or runs on ("848 - 24 = 848 + 24 = ..."). Before the result, on the same line and
     within MAX_HEAD, other backed numbers (``head``: by default every backed form); after it,
-    words only (and the calculator's rounding note), to the end of the line."""
+    words only (and the calculator's rounding note), to the end of the line, or, given
+    ``units``, only one of them and a full stop."""
     result = set(result)
     note = f" | {_alternatives(forms.notes)}" if forms.notes else ""
     before = (forms.text if head is None else head) - result
@@ -155,9 +161,23 @@ def result_rules(result: Iterable[str], forms: BackedForms, head: frozenset[str]
         f"calculon-hseg ::= [^<0-9=≈\\n\\x00] | calculon-hnum calculon-hafter{note}",
         "calculon-hafter ::= [^<0-9.,=≈\\n\\x00] | [.,] [^<0-9=≈\\n\\x00]",
         # words after the result, not a formula: "91 - ( )", "1.8 is ( ) ( )" were seen
-        f"calculon-rtail ::= [.,]? | [.,]? ([^0-9.,<\\n\\x00{_FORMULA}]{note}) calculon-rrest",
+        f"calculon-rtail ::= [.,]? | [.,]? ([^0-9.,<\\n\\x00{_FORMULA}]{note}) calculon-rrest"
+        if units is None
+        else _unit_tail(units, note),
         f"calculon-rrest ::= ([^0-9<\\n\\x00{_FORMULA}]{note})*",
     ]
+
+
+def _unit_tail(units: frozenset[str], note: str) -> str:
+    unit = f' | " " ({_alternatives(units)}) "."?' if units else ""
+    spaced = f' | " " ({note[3:]})' if note else ""
+    return f'calculon-rtail ::= "."?{unit}{spaced}'
+
+
+def result_units(text: str) -> frozenset[str]:
+    """The words of a tool result beside its numbers ("ft" of "2500/381 ≈ 6.56 ft"), less the
+    rounding note."""
+    return frozenset(re.findall(r"°?[^\W\d_]+", _ROUNDING_NOTE.sub(" ", text)))
 
 
 def argument_rules(forms: BackedForms) -> list[str]:

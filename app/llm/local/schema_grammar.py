@@ -75,16 +75,20 @@ ANSWER_ONLY = StepGrammar("\n".join(["root ::= calculon-answer", *_ANSWER_RULES]
 
 
 def answer_only(
-    forms: BackedForms | None, result: frozenset[str] = frozenset(), head: frozenset[str] | None = None
+    forms: BackedForms | None,
+    result: frozenset[str] = frozenset(),
+    head: frozenset[str] | None = None,
+    units: frozenset[str] | None = None,
 ) -> StepGrammar:
     """A step that may only answer; in Calculon mode, with backed numbers alone, and stating
     the last tool result when it holds a number (``result``: its forms; ``head``: the numbers
-    the answer may write before it)."""
+    the answer may write before it; ``units``: given, the answer ends with the result and one
+    of these)."""
     if forms is None:
         return ANSWER_ONLY
     rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
     if result:
-        rules = ["root ::= calculon-ranswer", *rules[1:], *backed.result_rules(result, forms, head)]
+        rules = ["root ::= calculon-ranswer", *rules[1:], *backed.result_rules(result, forms, head, units)]
     return StepGrammar("\n".join(rules), "", allows_calls=False, keeps_answer=True, result=result)
 
 

@@ -25,7 +25,7 @@ import llama_cpp
 
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.llm.local.backed import BackedForms, backed_forms
+from app.llm.local.backed import BackedForms, backed_forms, result_units
 from app.llm.local.calls import parse_call
 from app.llm.local.conversation import CALL_OPEN, RESULT_OPEN, build_turns, flatten, message_groups
 from app.llm.local.decoder import Decoder, DecodeResult
@@ -94,7 +94,7 @@ class StepRunner:
             logger.debug("this model may make %d tool call(s) per message; answering now", limit)
             if forms is None:
                 return answer_only(None)
-            return answer_only(forms, last_result_forms(request), head_forms(request))
+            return answer_only(forms, last_result_forms(request), head_forms(request), reasked_units(request))
         ops = operands_for(request, forms, every=limit == 1)
         return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
 
@@ -248,6 +248,17 @@ def last_result_forms(request: ModelRequest) -> frozenset[str]:
     if not results or results[-1].is_error:
         return frozenset()
     return backed_forms([results[-1].text], parts=False).text
+
+
+def reasked_units(request: ModelRequest) -> frozenset[str] | None:
+    """On the app's re-ask after a result, the result's own words: the answer is then the result
+    and its unit, and stops ("16.68 is exactly one-sixth of the original value" came back
+    again, its "one-sixth" unbacked); None on the step that answers the user."""
+    last = request.messages[-1] if request.messages else None
+    if last is None or last.role != "user" or request.backed is None or last.text in request.backed:
+        return None
+    results = [m for m in _this_turn(request.messages, request.backed) if m.role == "tool"]
+    return result_units(results[-1].text) if results else frozenset()
 
 
 def head_forms(request: ModelRequest) -> frozenset[str]:
