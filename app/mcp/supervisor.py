@@ -30,6 +30,7 @@ from app.mcp.connection import ServerConnection
 from app.mcp.handlers import ClientHandlers, server_handlers
 from app.mcp.index import ToolIndex
 from app.mcp.lifecycle import Backoff, Limits, ServerStatus
+from app.mcp.pinning import Pinning
 
 logger = logging.getLogger(__name__)
 
@@ -50,12 +51,14 @@ class Supervisor:
         backoff: Backoff | None = None,
         log_dir: Path | None = None,
         handlers: HandlersFactory = server_handlers,
+        pinning: Pinning | None = None,
     ) -> None:
         self.entries = _entries(servers)
         self.limits = Limits(tool_timeout_s, connect_timeout_s, probe_timeout_s)
         self.backoff = backoff or Backoff()
         self.log_dir = log_dir if log_dir is not None else paths.log_dir()
         self.handlers = handlers
+        self.pinning = pinning if pinning is not None else Pinning()  # changed tools are left out
         self.connections: dict[str, ServerConnection] = {}
         self.index = ToolIndex()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -187,8 +190,19 @@ class Supervisor:
         )
 
     def _reindex(self) -> None:
-        live = [(name, c.tools) for name, c in self.connections.items() if c.state in _OFFERED]
+        live = [
+            (name, self.pinning.offered(name, c.tools, bundled=bool(c.entry.bundled)))
+            for name, c in self.connections.items()
+            if c.state in _OFFERED
+        ]
         self.index = ToolIndex(live)
+
+    def accept(self, name: str, tool: str = "", sha256: str = "") -> list[str]:
+        """Accept changed tools of ``name`` (see :meth:`Pinning.accept`); they are offered at once."""
+        accepted = self.pinning.accept(name, tool, sha256)
+        if accepted and name in self.connections:
+            self._changed(self.connections[name])
+        return accepted
 
     def _emit(self, event: ev.Event) -> None:
         ev.deliver(self._sinks, event)  # a broken listener must not take a server's owner task down
@@ -213,7 +227,7 @@ class Supervisor:
         connection = self.connections.get(server) if dot else None
         if connection is not None and connection.state != "ready":
             return connection.unavailable()  # e.g. "server x is not available (failed): ..."
-        return self.index.explain_missing(name)
+        return self.pinning.explain(name) or self.index.explain_missing(name)
 
     def _connection(self, name: str) -> ServerConnection:
         try:
