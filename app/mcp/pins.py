@@ -134,14 +134,15 @@ class PinStore:
 
     def refresh(self) -> None:
         """Read the file again if another process (the CLI beside the window) wrote it since."""
-        stamp = _stamp(self.path)
-        if stamp == self._stamp:
-            return
         try:
+            stamp = _stamp(self.path)
+            if stamp == self._stamp:
+                return
             self._pins = _parse(read_json(self.path, MAX_BYTES)) if stamp is not None else {}
             self.readable, self.problem = True, ""
         except (OSError, JsonProblem, ValueError, TypeError, KeyError, AttributeError) as exc:
             self._unreadable(exc)
+            return  # read again next time: the user may mend it
         self._stamp = stamp
 
     def _unreadable(self, exc: BaseException) -> None:
@@ -174,13 +175,15 @@ class PinStore:
             logger.warning("the unreadable tool pins were kept as %s; new pins start now", aside)
         except FileNotFoundError:
             pass
+        except OSError as exc:  # the write that follows fails too, and says so
+            logger.info("the unreadable tool pins could not be set aside: %s", exc)
         self.readable, self.problem, self._pins = True, "", {}
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
     try:
         status = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file, or no folder for one: nothing pinned there
         return None
     return status.st_mtime_ns, status.st_size
 

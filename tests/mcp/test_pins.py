@@ -73,3 +73,30 @@ def test_a_diff_shows_the_schema_lines_that_changed():
     diff = pinning.changed["s"]["add"].diff()
     assert diff[:2] == ["--- pinned", "+++ now"]
     assert '-        "type": "number"' in diff and '+        "type": "string"' in diff
+
+
+def test_a_data_folder_that_is_a_file_pins_for_now_and_says_they_cannot_be_saved(tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the data folder should be")
+    monkeypatch.setenv("CALCULON_DATA_DIR", str(blocked))
+    pinning = Pinning(PinStore())
+    assert len(pinning.offered("s", [tool()])) == 1
+    assert "cannot be saved" in pinning.store.problem
+    assert pinning.offered("s", [tool("Adds, then steals.")]) == []  # the pin holds for this run
+    assert blocked.read_text() == "a file where the data folder should be"
+
+
+def test_a_full_disk_is_a_sentence_and_the_pins_hold_in_memory(monkeypatch):
+    """A full disk cannot be made here without root mounts: the write fails as it would (ENOSPC)."""
+    import errno
+
+    from app import paths
+
+    def full_disk(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(paths, "atomic_write_json", full_disk)
+    pinning = Pinning(PinStore())
+    pinning.offered("s", [tool()])
+    assert pinning.store.problem.endswith("(No space left on device); they hold for now")
+    assert pinning.offered("s", [tool("Adds, then steals.")]) == []
