@@ -4,7 +4,8 @@
     calculon tools [--json] [--query TEXT --top K] every discovered tool, or their ranking for TEXT
     calculon call TOOL [JSON_ARGS] [--json]        one tool, called directly
               [--yes] [--decline] [--elicit JSON] (also on ask): how requests for a person are answered
-    calculon servers [--json]                      each configured server's state
+    calculon servers [--json]                      each configured server's state, changed tools, flags
+    calculon servers accept SERVER [TOOL]          offer a changed tool again (app.cli.pinning)
     calculon ask PROMPT [--backend B] [--model M] [--base-url URL] [--json] [--strict/--no-strict]
                  [--no-save] [--continue [ID]]      saved in the history unless --no-save
     calculon resources|read|prompts|prompt|complete  what servers offer besides tools (app.cli.surface)
@@ -51,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_flags(call)
     servers = commands.add_parser("servers", help="start the configured servers and show their state")
     servers.add_argument("--json", action="store_true", help="print JSON")
+    from app.cli import pinning
+
+    pinning.add_parser(servers)
     _add_ask(commands)
     from app.cli import surface  # here, not above: it needs the exit codes defined first
 

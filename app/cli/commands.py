@@ -132,6 +132,8 @@ def _warn_unavailable(supervisor: Supervisor) -> None:
             show(f"calculon: server {status.name} is {status.state}: {status.last_error}", sys.stderr)
         for reason in status.skipped:
             show(f"calculon: server {status.name}: {reason}", sys.stderr)
+    if problem := supervisor.pinning.store.problem:
+        show(f"calculon: {problem}", sys.stderr)
 
 
 def tools(args: argparse.Namespace) -> int:
@@ -161,13 +163,17 @@ def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
 
 
 def servers(args: argparse.Namespace) -> int:
-    async def body() -> int:
-        async with running_servers(args.config) as supervisor:
-            from app.mcp.surface import listed  # the SDK is loaded by now
+    from app.cli import pinning
 
-            await listed(supervisor)  # the server's icons come with what it offers besides tools
-            states = supervisor.states()
-        show(output.servers_json(states) if args.json else output.servers_text(states), as_json=args.json)
+    accepting = getattr(args, "servers_action", None) == "accept"
+    if accepting and args.server not in load_config(args.config).servers:
+        return _fail(f"server {shown(args.server)} is not configured", EXIT_USAGE)
+
+    async def body() -> int:
+        async with running_servers(args.config, args.server if accepting else "") as supervisor:
+            if accepting:
+                return pinning.accept(supervisor, args)
+            await pinning.report(supervisor, args.json)
         return EXIT_OK
 
     return _run(body())

@@ -43,12 +43,17 @@ def tools_text(tools: Sequence[ToolInfo]) -> str:
     return "\n".join(blocks)
 
 
-def servers_json(states: Sequence[ServerStatus]) -> str:
+Review = Mapping[str, Mapping[str, Any]]  # per server: changed_tools and flags (app.cli.pinning)
+
+
+def servers_json(states: Sequence[ServerStatus], review: Review | None = None) -> str:
+    """Each server's status, with its ``changed_tools`` and ``flags`` from ``review`` where given."""
     keys = ("name", "state", "pid", "tool_count", "last_error", "tools", "remote", "skipped", "icons")
-    return json.dumps([{k: _plain(getattr(s, k)) for k in keys} for s in states], indent=2)
+    rows = [{k: _plain(getattr(s, k)) for k in keys} | dict((review or {}).get(s.name, {})) for s in states]
+    return json.dumps(rows, indent=2)
 
 
-def servers_text(states: Sequence[ServerStatus]) -> str:
+def servers_text(states: Sequence[ServerStatus], review: Review | None = None) -> str:
     if not states:
         return "No servers configured."
     lines = []
@@ -57,7 +62,21 @@ def servers_text(states: Sequence[ServerStatus]) -> str:
         line = f"{s.name:<16} {s.state:<10} {pid:<12} {s.tool_count} tools"
         lines.append(line + (f"\n    last error: {s.last_error}" if s.last_error else ""))
         lines.extend(f"    {reason}" for reason in s.skipped)
+        lines.extend(_review_lines(s.name, (review or {}).get(s.name, {})))
     return "\n".join(lines)
+
+
+def _review_lines(server: str, review: Mapping[str, Any]) -> list[str]:
+    """A server's changed tools (with their diffs) and flagged descriptions, indented under it."""
+    lines = []
+    for change in review.get("changed_tools", ()):
+        tool = change["tool"]
+        accept = f"calculon servers accept {server} {tool}"
+        lines.append(f"    tool {tool} changed since first seen; held back until accepted: {accept}")
+        lines.extend(f"        {line}" for line in change["diff"])
+    flags = review.get("flags", ())
+    lines.extend(f"    flagged ({flag['kind']}): {flag['where']}: {flag['detail']}" for flag in flags)
+    return lines
 
 
 def call_json(

@@ -49,6 +49,9 @@ class StepDone:
     tokens: int = 0
     provider_data: Any = None
     notices: tuple[str, ...] = ()  # e.g. "history trimmed to fit the context"
+    # ``provider_data`` as JSON, from which the backend can rebuild it: kept in the history, so a
+    # continued conversation replays the model's turns as they came (Gemini's thought signatures).
+    provider_json: Any = None
 
 
 Chunk = TextChunk | ThoughtChunk | ToolCallChunk | StepDone

@@ -85,6 +85,7 @@ class StepFinished(Event):
     step: int
     tokens: int = 0
     duration_ms: float = 0.0
+    provider_data: Any = None  # the backend's record of the model's turn, as JSON (StepDone.provider_json)
 
     @property
     def tokens_per_s(self) -> float:

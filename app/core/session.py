@@ -277,7 +277,14 @@ class _Turn:
         for notice in step.done.notices:
             self.emit(ev.Notice, message=notice)
         duration = (time.perf_counter() - started) * 1000
-        self.emit(ev.StepFinished, step=step_no, tokens=step.done.tokens, duration_ms=duration)
+        done = step.done
+        self.emit(
+            ev.StepFinished,
+            step=step_no,
+            tokens=done.tokens,
+            duration_ms=duration,
+            provider_data=done.provider_json,
+        )
         return step
 
     async def _stream_with_retry(self, request: ModelRequest) -> _Step:

@@ -33,7 +33,10 @@ def redact(value: Any, known: list[str] | None = None) -> Any:
     if isinstance(value, str):
         return _redact_text(value, known)
     if isinstance(value, Mapping):
-        return {k: REDACTED if _secret_field(k, v) else redact(v, known) for k, v in value.items()}
+        return {
+            k: v if _opaque(k, v) else REDACTED if _secret_field(k, v) else redact(v, known)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [redact(v, known) for v in value]
     return value
@@ -41,6 +44,12 @@ def redact(value: Any, known: list[str] | None = None) -> Any:
 
 def _secret_field(key: Any, value: Any) -> bool:
     return isinstance(value, str) and bool(_SECRET_KEY.fullmatch(str(key)))
+
+
+def _opaque(key: Any, value: Any) -> bool:
+    """A Gemini thought signature: opaque base64 that must go back byte for byte, where a run of
+    its characters could look like a key (``AIza...``) by chance."""
+    return key == "thought_signature" and isinstance(value, str)
 
 
 def _redact_text(text: str, known: list[str]) -> str:

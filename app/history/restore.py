@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from typing import Any
 
 from app.core import events as ev
 from app.core.messages import Message, ToolCall
@@ -26,14 +27,18 @@ class _Turn:
     text: list[str] = dataclasses.field(default_factory=list)
     calls: list[ToolCall] = dataclasses.field(default_factory=list)
     results: list[Message] = dataclasses.field(default_factory=list)
+    provider_data: Any = None  # the backend's record of this step (StepFinished)
 
     def close_step(self) -> None:
         answered = {m.tool_call_id for m in self.results}
         calls = tuple(c for c in self.calls if c.id in answered)
+        # The record holds every call of the step: replayed with one unanswered, it would ask the
+        # model for a result that never comes; rebuilt from what was answered, it asks for none.
+        record = self.provider_data if len(calls) == len(self.calls) else None
         if self.text or calls:
-            self.messages.append(Message("assistant", "".join(self.text), calls))
+            self.messages.append(Message("assistant", "".join(self.text), calls, provider_data=record))
         self.messages.extend(self.results)
-        self.text, self.calls, self.results = [], [], []
+        self.text, self.calls, self.results, self.provider_data = [], [], [], None
 
     def call(self, event: ev.ToolCallStarted) -> None:
         call_id = event.call_id.removeprefix(f"{self.turn_id}-")
@@ -77,6 +82,8 @@ def _step_event(turn: _Turn, event: ev.Event) -> None:
         turn.close_step()
     elif isinstance(event, ev.TextDelta):
         turn.text.append(event.text)
+    elif isinstance(event, ev.StepFinished):
+        turn.provider_data = event.provider_data
     elif isinstance(event, ev.ToolCallStarted):
         turn.call(event)
     elif isinstance(event, ev.ToolCallFinished):

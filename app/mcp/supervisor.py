@@ -33,6 +33,7 @@ from app.mcp.icons import described
 from app.mcp.index import ToolIndex
 from app.mcp.kept import KeptResults
 from app.mcp.lifecycle import Backoff, Limits, ServerStatus
+from app.mcp.pinning import Pinning
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ class Supervisor:
         handlers: HandlersFactory = server_handlers,
         kept: KeptResults | None = None,
         early: EarlyStarts | None = None,
+        pinning: Pinning | None = None,
     ) -> None:
         self.entries = _entries(servers)
         self.limits = Limits(tool_timeout_s, connect_timeout_s, probe_timeout_s)
@@ -63,6 +65,7 @@ class Supervisor:
         self.handlers = handlers
         self.kept = kept if kept is not None else KeptResults()  # whole results cut for the model
         self.early = early  # processes started before the SDK was imported, adopted at launch
+        self.pinning = pinning if pinning is not None else Pinning()  # changed tools are left out
         self.connections: dict[str, ServerConnection] = {}
         self.index = ToolIndex()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -198,8 +201,19 @@ class Supervisor:
         )
 
     def _reindex(self) -> None:
-        live = [(name, c.tools) for name, c in self.connections.items() if c.state in _OFFERED]
+        live = [
+            (name, self.pinning.offered(name, c.tools, bundled=bool(c.entry.bundled)))
+            for name, c in self.connections.items()
+            if c.state in _OFFERED
+        ]
         self.index = ToolIndex(live)
+
+    def accept(self, name: str, tool: str = "", sha256: str = "") -> list[str]:
+        """Accept changed tools of ``name`` (see :meth:`Pinning.accept`); they are offered at once."""
+        accepted = self.pinning.accept(name, tool, sha256)
+        if accepted and name in self.connections:
+            self._changed(self.connections[name])
+        return accepted
 
     def _emit(self, event: ev.Event) -> None:
         ev.deliver(self._sinks, event)  # a broken listener must not take a server's owner task down
@@ -224,7 +238,7 @@ class Supervisor:
         connection = self.connections.get(server) if dot else None
         if connection is not None and connection.state != "ready":
             return connection.unavailable()  # e.g. "server x is not available (failed): ..."
-        return self.index.explain_missing(name)
+        return self.pinning.explain(name) or self.index.explain_missing(name)
 
     def _connection(self, name: str) -> ServerConnection:
         try:

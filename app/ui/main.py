@@ -23,6 +23,7 @@ from app.core.backend import BackendError
 from app.engine import Engine
 from app.mcp.config import ConfigError, load_config
 from app.mcp.retrieval.meter import schema_tokens  # here, not in the handler: a first import stalls a step
+from app.mcp.review import Review
 from app.mcp.surface import Surface
 from app.settings import Settings, load_settings
 from app.ui import surface_ui
@@ -114,6 +115,7 @@ def build_window(engine: Engine, settings: Settings) -> MainWindow:
     )
     window.set_model_label(model_label(settings))
     surface_ui.install(window, Surface(engine.supervisor))
+    window.servers_panel.show_review(Review(engine.supervisor))
     window.settings_saved.connect(lambda new: _reconfigure(engine, window, new))
     engine.subscribe(lambda event: _meter(engine, window, event))
     # Questions become cards in the chat; a choice remembered there is in the settings dialog next time.

@@ -27,6 +27,7 @@ from app.core import events as ev
 from app.ui import theme
 from app.ui.icons import decorate
 from app.ui.resources_view import SurfaceControl
+from app.ui.review_view import ReviewControl, ReviewView
 from app.ui.server_details import ServerDetails
 
 logger = logging.getLogger(__name__)
@@ -101,6 +102,7 @@ class ServersPanel(QWidget):
         self.approvals = approvals
         # What the server offers beyond its state (introduction, tools, logs, resources, prompts).
         self.details: ServerDetails | None = None
+        self.review: ReviewView | None = None  # changed tools and flags, once show_review is called
         self.policy = QComboBox(self)
         self.policy.setObjectName("policy")
         self.policy.setToolTip("Whether the selected tool runs without asking; saved in the settings.")
@@ -136,7 +138,7 @@ class ServersPanel(QWidget):
         buttons.addWidget(self.refresh_button)
         buttons.addStretch(1)
         detail = QWidget(self)
-        column = QVBoxLayout(detail)
+        column = self._column = QVBoxLayout(detail)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.summary)
         column.addLayout(buttons)
@@ -166,6 +168,14 @@ class ServersPanel(QWidget):
             self.details.show_server(name)
         return self.details
 
+    def show_review(self, control: ReviewControl) -> ReviewView:
+        """Show, under the summary, what needs the user's eye: changed tools (diff, Accept) and flags."""
+        self.review = ReviewView(control, self)
+        self._column.insertWidget(1, self.review)
+        if (name := self.selected()) is not None:
+            self.review.show_server(name)
+        return self.review
+
     # --- state ---
 
     def handle(self, event: ev.Event) -> None:
@@ -173,6 +183,8 @@ class ServersPanel(QWidget):
             self.update_state(event)
         elif isinstance(event, ev.ServerListChanged) and event.server in self.states:
             self.update_state(self.states[event.server])  # its icons come with what it offers
+            if self.review and event.server == self.selected():
+                self.review.show_server(event.server)  # prompts and resources listed: flagged too
         if self.details is not None:
             self.details.handle(event)
 
@@ -219,6 +231,8 @@ class ServersPanel(QWidget):
         self.log.setPlainText("\n".join(snapshot.stderr_tail) if snapshot else "")
         if self.details is not None and self.details.server != name:
             self.details.show_server(name)
+        if self.review is not None:
+            self.review.show_server(name)
         self.log.verticalScrollBar().setValue(self.log.verticalScrollBar().maximum())
 
     def selected_tool(self) -> str | None:

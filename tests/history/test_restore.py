@@ -70,3 +70,14 @@ async def test_a_cancelled_turn_is_left_out_and_an_unfinished_one_keeps_its_answ
         ("tool", "7.0"),
     ]
     assert [c.id for c in messages[3].tool_calls] == ["c1"]  # the call killed before its result is dropped
+
+
+def test_a_steps_record_comes_back_with_its_message_unless_a_call_of_it_has_no_result():
+    record = {"role": "model", "parts": [{"text": "x", "thought_signature": "c2ln"}]}
+    started = [ev.TurnStarted(turn_id="t", text="2 + 40 and 1 + 1?"), ev.StepStarted(turn_id="t", step=1)]
+    first, second = call_events("t", "c1", {"a": 2, "b": 40}, "42"), call_events("t", "c2", {"a": 1}, "2")
+    finished = ev.StepFinished(turn_id="t", step=1, provider_data=record)
+    answered, _ = model_history([*started, first[0], second[0], finished, first[1], second[1]])
+    assert answered[1].role == "assistant" and answered[1].provider_data == record
+    killed, _ = model_history([*started, first[0], second[0], finished, first[1]])  # c2 never finished
+    assert [c.id for c in killed[1].tool_calls] == ["c1"] and killed[1].provider_data is None

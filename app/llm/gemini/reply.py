@@ -64,7 +64,8 @@ class StepAssembler:
         if self._finish == "MAX_TOKENS":
             notices = ("Gemini reached its output token limit, so this answer may be incomplete.",)
         content = types.Content(role="model", parts=list(self.parts))
-        return StepDone(tokens=self._tokens, provider_data=content, notices=notices)
+        record = content.model_dump(mode="json", exclude_none=True)  # convert.model_content rebuilds it
+        return StepDone(tokens=self._tokens, provider_data=content, notices=notices, provider_json=record)
 
     def _take(self, part: types.Part) -> Chunk | None:
         self._keep(part)
