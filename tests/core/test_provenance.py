@@ -54,6 +54,12 @@ def test_an_answer_with_an_unbacked_number_is_never_verified():
     assert result.unbacked == ("1", "1778")
 
 
+def test_numerals_that_are_not_ascii_digits_are_numbers_to_back():
+    result = CalculonVerifier().check("346 - ½ is ⅛, and ٣ more.", ["What is 348 take away 2?", "346"])
+    assert result.verified is False and result.unbacked == ("½", "⅛", "٣")
+    assert CalculonVerifier().check("It is 5 m².", ["What is 5 m² in square metres?", "5"]).verified
+
+
 def test_unbacked_numbers_are_reported_as_written_in_order_once_each():
     answer = "First $1,787.50, then 12.5 %, then $1,787.50 again and two thousand."
     assert unbacked_numbers(answer, ["Go"]) == ("1,787.50", "12.5 %", "two thousand")

@@ -216,6 +216,14 @@ def test_an_answer_states_its_result_on_one_short_line(smol):
     assert not accepts(smol, grammar, "You can use the following tools: " * 6, prefix=True)  # > MAX_HEAD
     assert not accepts(smol, grammar, "38 - 9 = 38", prefix=True)  # "=" leads to the result only
     assert accepts(smol, grammar, "38 - 9 × 9 ≈ -43")
+    eggs, total = "A box holds 331 eggs. How many eggs are in 18 boxes?", "5958"
+    grammar = answer_only(backed_forms([eggs, total]), backed_forms([total], parts=False).text).decide
+    assert accepts(smol, grammar, "18 boxes hold 5958 eggs.")
+    assert accepts(smol, grammar, "18 * 331 = 5958.")
+    assert not accepts(smol, grammar, "18 * 5958")  # straight after an operator it reads as a formula
+    assert not accepts(smol, grammar, "5958 - ~~ ~~", prefix=True)  # nor markup after it
+    assert not accepts(smol, grammar, "5958 is ½ of it", prefix=True)  # "½" is a number too
+    assert not accepts(smol, grammar, "18² eggs", prefix=True)
 
 
 def test_after_a_reask_the_answer_ends_with_the_result_and_its_unit(smol):

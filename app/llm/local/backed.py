@@ -29,6 +29,11 @@ ROUNDED_PLACES = 6  # a number with more decimals may also be written rounded to
 _ROUNDING_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
 _PLAIN_NUMBER = re.compile(r"-?[0-9][0-9,]*(?:\.[0-9]+)?")
 PRIMITIVES = ("number", "integer", "string")  # the converter's rule names that are redefined here
+# Numerals other than ASCII digits ("½", "²", "٣"): numbers too, that no backed form holds.
+_NUMERALS = (
+    "\\u00b2\\u00b3\\u00b9\\u00bc-\\u00be\\u0660-\\u0669\\u06f0-\\u06f9\\u0966-\\u096f\\u2070-\\u2079"
+    "\\u2080-\\u2089\\u2150-\\u2189\\u2460-\\u249b\\u2776-\\u2793\\uff10-\\uff19"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,15 +123,15 @@ def text_rules(forms: BackedForms) -> list[str]:
     return [
         f"calculon-num ::= {_alternatives(forms.text)}",
         "calculon-btext ::= calculon-bseg* calculon-btail?",
-        f"calculon-bseg ::= [^0-9\\x00] | calculon-num calculon-bafter{note}",
-        "calculon-bafter ::= [^0-9.,\\x00] | [.,] [^0-9\\x00]",
+        f"calculon-bseg ::= [^0-9{_NUMERALS}\\x00] | calculon-num calculon-bafter{note}",
+        f"calculon-bafter ::= [^0-9{_NUMERALS}.,\\x00] | [.,] [^0-9{_NUMERALS}\\x00]",
         "calculon-btail ::= calculon-num [.,]?",
-        "calculon-banswer ::= [^<0-9\\x00] calculon-btext | calculon-num calculon-bafter calculon-btext"
-        " | calculon-btail",
+        f"calculon-banswer ::= [^<0-9{_NUMERALS}\\x00] calculon-btext"
+        " | calculon-num calculon-bafter calculon-btext | calculon-btail",
     ]
 
 
-_FORMULA = "()=+*^\\[\\]{}"  # characters of a formula, not of the words after a result
+_FORMULA = "()=+*^\\[\\]{}~#|@&_`\\-"  # characters of a formula or markup, not of the words after a result
 
 
 MAX_HEAD = 160  # characters (a number counts as one) an answer may write before it states the result
@@ -151,20 +156,21 @@ def result_rules(
         f"calculon-rnum ::= {_alternatives(result)}",
         f"calculon-hnum ::= {_alternatives(before)}",
         # "=" and "≈" only right before the result: "38 - 9 = 38." beside it was seen, in a loop
-        "calculon-ranswer ::= calculon-rhead? calculon-requals? calculon-rnum calculon-rtail",
-        'calculon-requals ::= [=≈] " "?',
+        # and never straight after an operator: "18 * 5958" reads as a formula, not a result
+        "calculon-ranswer ::= (calculon-rhead calculon-rjoin)? calculon-rnum calculon-rtail",
+        f'calculon-rjoin ::= [=≈] " "? | [^<0-9{_NUMERALS}=≈\\n\\x00 *+/×÷^-] " "?',
         # No "<" anywhere: "You can call this tool: <tool_call>" would end the reply before the
         # result. No line break and a bounded length: a head that lists the tools or writes code
         # ("You can use the following tools:\n- add(a, b) ...") otherwise runs into the token cap.
-        "calculon-rhead ::= ([^<0-9=≈\\n\\x00] | calculon-hnum calculon-hafter)"
+        f"calculon-rhead ::= ([^<0-9{_NUMERALS}=≈\\n\\x00] | calculon-hnum calculon-hafter)"
         f" calculon-hseg{{0,{MAX_HEAD}}}",
-        f"calculon-hseg ::= [^<0-9=≈\\n\\x00] | calculon-hnum calculon-hafter{note}",
-        "calculon-hafter ::= [^<0-9.,=≈\\n\\x00] | [.,] [^<0-9=≈\\n\\x00]",
+        f"calculon-hseg ::= [^<0-9{_NUMERALS}=≈\\n\\x00] | calculon-hnum calculon-hafter{note}",
+        f"calculon-hafter ::= [^<0-9{_NUMERALS}.,=≈\\n\\x00] | [.,] [^<0-9{_NUMERALS}=≈\\n\\x00]",
         # words after the result, not a formula: "91 - ( )", "1.8 is ( ) ( )" were seen
-        f"calculon-rtail ::= [.,]? | [.,]? ([^0-9.,<\\n\\x00{_FORMULA}]{note}) calculon-rrest"
+        f"calculon-rtail ::= [.,]? | [.,]? ([^0-9{_NUMERALS}.,<\\n\\x00{_FORMULA}]{note}) calculon-rrest"
         if units is None
         else _unit_tail(units, note),
-        f"calculon-rrest ::= ([^0-9<\\n\\x00{_FORMULA}]{note})*",
+        f"calculon-rrest ::= ([^0-9{_NUMERALS}<\\n\\x00{_FORMULA}]{note})*",
     ]
 
 
