@@ -244,7 +244,9 @@ def main() -> int:
     parser.add_argument(
         "--set", choices=("main", "heldout"), default="main", help="heldout: phrasings not used in tuning"
     )
-    parser.add_argument("--misses-of", type=Path, help="only the questions a saved --json run missed or capped")
+    parser.add_argument(
+        "--misses-of", type=Path, help="only the questions a saved --json run missed or capped"
+    )
     args = parser.parse_args(sys.argv[1:])
     from app.llm.local.catalog import DEFAULT_MODEL_ID, builtin_model_ids
 

@@ -47,10 +47,11 @@ class TraceView(QWidget):
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header = self.tree.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        # Fixed starting widths: sizing to contents would visit every row of a long trace.
-        # Narrow enough that the nested "Step" column keeps its words ("Tool call") at 480 px.
-        for column, width in ((1, 130), (2, 56), (3, 64)):
+        # Fixed starting widths: sizing to contents would visit every row of a long trace. The
+        # nested "Step" column keeps its width and "Server.tool" takes what is left: a narrow
+        # panel cut the steps to "T…" and left their children blank.
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((0, 150), (2, 48), (3, 72)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(column, width)
         self.details = QPlainTextEdit(self)
