@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 
 import anyio
 import anyio.abc
 import mcp_types
-from mcp import Client, MCPError
+from mcp import Client, MCPDeprecationWarning, MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from app.mcp.catalog import Catalog, catalog_of, listing, relisted
 from app.mcp.changes import Listening, Relisted
@@ -50,6 +52,7 @@ class Offered:
         """Resources, templates and prompts, then the change stream; a failure leaves them empty."""
         try:
             self.catalog = await catalog_of(client)
+            await self._ask_log_level(client)
             self.listening = Listening(client, self.catalog.capabilities, self.handlers.changes)
             await self.listening.run(group)
         except (MCPError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
@@ -59,6 +62,18 @@ class Offered:
         if self.handlers.changes is not None:  # the window shows the catalog now
             self.handlers.changes.report("resources", len(self.catalog.resources))
             self.handlers.changes.report("prompts", len(self.catalog.prompts))
+
+    async def _ask_log_level(self, client: Client) -> None:
+        """On a handshake-era connection, ask for log messages at our level, as 2026-07-28's
+        per-request opt-in does: without it server-everything sent its debug lines too."""
+        level = self.handlers.log_level
+        if level is None or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        if not self.catalog.offers("logging"):
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)  # deprecated only from 2026-07-28
+            await client.set_logging_level(level)
 
     async def _relist(self, what: str) -> Relisted | None:
         """List ``what`` again: the server says it changed (or it may have, unheard); None with no session."""
