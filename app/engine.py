@@ -24,8 +24,9 @@ from app.core.approvals import Approvals
 from app.core.asking import Asker, User
 from app.core.backend import Backend, BackendError, ProgressCallback
 from app.core.messages import Message
+from app.core.outcome import TurnOutcome
 from app.core.sampling import SamplingGate, backend_completer
-from app.core.session import ChatSession, TurnOutcome
+from app.core.session import ChatSession
 from app.core.tools import AnswerVerifier, Source, ToolSelector
 from app.mcp.asking import AskingHandlers
 from app.mcp.config import load_config

@@ -9,7 +9,8 @@ import anyio
 import pytest
 
 from app.core import events as ev
-from app.core.session import ChatSession, TurnOutcome
+from app.core.outcome import TurnOutcome
+from app.core.session import ChatSession
 from app.core.trace import TraceStore
 from app.llm.gemini import GeminiBackend
 from tests.llm import gemini_fixture as g
