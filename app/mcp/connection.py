@@ -88,7 +88,6 @@ class ServerConnection(Offered):
         self._transport: StdioTransport | None = None
         self.adopt: anyio.abc.Process | None = None  # a process already started (app.mcp.early)
         self._init_offered()
-        self._ready = asyncio.Event()
         self._wake = asyncio.Event()
         self._stopping = self._restart = self._suspect = self._lost = False
         self._ended = ""  # why the current session is ending, once the owner knows
@@ -194,7 +193,6 @@ class ServerConnection(Offered):
         """One connection from spawn to end; returns why it ended."""
         self._restart = self._suspect = self._lost = False
         self._ended = ""
-        self._ready.clear()
         self._set_state(state)
         reason = "stop"  # unless the session gets further than a stop during its connect
         try:
@@ -250,7 +248,9 @@ class ServerConnection(Offered):
         if self.entry.remote:
             timeout = min(self.limits.connect_timeout_s, REMOTE_REQUEST_S)
             auth = self.oauth.provider() if self.oauth is not None else None
-            return remote_transport(self.entry, self.http, timeout_s=timeout, auth=auth)
+            return remote_transport(
+                self.entry, self.http, timeout_s=timeout, auth=auth, on_dropped=self.handlers.dropped
+            )
         log = self.log_dir / f"{file_safe(self.name)}.log" if self.log_dir else None
         transport = StdioTransport(
             self.entry.launch_command(),
@@ -283,12 +283,10 @@ class ServerConnection(Offered):
     def _go_ready(self, client: Client) -> None:
         self._client, self.last_error = client, ""
         self._set_state("ready")
-        self._ready.set()
         self._settle()
 
     def _leave_ready(self) -> None:
         self._client = None
-        self._ready.clear()
 
     async def _serve(self, client: Client) -> str:
         """Wait until the session must end, and say why: stop, restart, died, lost or stuck."""
@@ -359,12 +357,13 @@ class ServerConnection(Offered):
         return self._ended
 
     async def live_client(self) -> Client | None:
-        """The ready client; while the server (re)starts, wait for it up to the tool timeout."""
-        if self._client is not None:  # the common case, kept free of timers
+        """The ready client; while the server (re)starts, wait for its next attempt to settle, up
+        to the tool timeout. One failed attempt ends the wait: a remote server that is gone is
+        retried for ever, and a call should say so now, not after the whole timeout."""
+        if self._client is not None or self.state in DOWN:  # the common cases, kept free of timers
             return self._client
         with anyio.move_on_after(self.limits.tool_timeout_s):
-            while self._client is None and self.state not in DOWN:
-                await self._ready.wait()
+            await self.next_settle()
         return self._client
 
     def report_suspect(self) -> None:
@@ -385,7 +384,7 @@ class ServerConnection(Offered):
     def _set_state(self, state: str) -> None:
         self.state = state
         if state in DOWN:
-            self._ready.set()  # callers waiting for the server learn it is not coming
+            self._settle()  # callers waiting for the server learn it is not coming
         self._changed()
 
     def _changed(self) -> None:

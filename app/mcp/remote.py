@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx2
@@ -21,6 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from app import secrets
 from app.mcp.config import ServerEntry
+from app.mcp.flood import NotificationBudget, budgeted
 
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 STREAM_READ_S = 300.0  # a server may hold an event stream open this long between events
@@ -73,9 +74,28 @@ def _secret(match: re.Match[str]) -> str:
 
 @contextlib.asynccontextmanager
 async def remote_transport(
-    entry: ServerEntry, watch: HttpWatch, *, timeout_s: float, auth: httpx2.Auth | None = None
+    entry: ServerEntry,
+    watch: HttpWatch,
+    *,
+    timeout_s: float,
+    auth: httpx2.Auth | None = None,
+    on_dropped: Callable[[int], None] | None = None,
 ) -> AsyncIterator[Any]:
-    """``(read, write)`` streams to ``entry.url``; ``timeout_s`` bounds connecting and each request."""
+    """``(read, write)`` streams to ``entry.url``; ``timeout_s`` bounds connecting and each request.
+    Its notifications are held to a budget per second; ``on_dropped`` is told what a flood lost."""
+    budget = NotificationBudget(on_dropped or _ignore)
+    async with _transport(entry, watch, timeout_s, auth) as streams, budgeted(streams, budget) as held:
+        yield held
+
+
+def _ignore(count: int) -> None:
+    pass
+
+
+@contextlib.asynccontextmanager
+async def _transport(
+    entry: ServerEntry, watch: HttpWatch, timeout_s: float, auth: httpx2.Auth | None
+) -> AsyncIterator[Any]:
     headers = expand_headers(entry.headers)
     watch.clear()
 

@@ -14,7 +14,7 @@ from typing import Any
 import uvicorn
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 TOKEN = "remote-test-token"
 
@@ -42,6 +42,20 @@ def multiplier(*, protected: bool = False, **options: Any) -> MCPServer:
     def multiply(a: int, b: int) -> int:
         """Multiply two integers."""
         return a * b
+
+    return server
+
+
+def chatterbox() -> MCPServer:
+    """One tool, ``chatter``: ``n`` log notifications as fast as it can send them, then "done"."""
+    server = MCPServer("remote-chatterbox", log_level="WARNING")
+
+    @server.tool()
+    async def chatter(n: int, ctx: Context) -> str:
+        """Log n lines, then answer."""
+        for _ in range(n):
+            await ctx.log("info", "x")
+        return "done"
 
     return server
 

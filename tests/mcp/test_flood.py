@@ -21,6 +21,7 @@ def test_past_the_budget_a_seconds_notifications_are_dropped_and_counted_in_one_
     budget = NotificationBudget(notes.append, per_second=3, clock=clock)
     assert [budget.allow("notifications/progress") for _ in range(5)] == [True] * 3 + [False] * 2
     assert budget.allow("notifications/cancelled")  # a server withdrawing its request always passes
+    assert budget.allow("notifications/subscriptions/acknowledged")  # listen's answer too
     assert notes == []
     clock.now = 1.5
     assert budget.allow("notifications/message")  # a new second, a new budget
