@@ -18,7 +18,7 @@ from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings, save_settings
 from app.ui.controller import ChatController
-from app.ui.main import ErrorReporter, build_window, main
+from app.ui.main import ErrorReporter, build_window, main, prepare
 from app.ui.main_window import MainWindow
 from tests.ui.test_controller import FakeRunner
 
@@ -59,6 +59,39 @@ def test_a_question_runs_through_the_engine_and_the_real_calculator(qtbot, arun,
         # The calculator's 8 offered schemas are metered in the status bar.
         meter = window.status.context_label.text()
         assert meter.startswith("Tool schemas: ") and int(meter.split()[2]) > 100
+    finally:
+        arun(engine.aclose(), timeout=30)
+
+
+HUNG = {
+    "command": sys.executable,
+    "args": [str(REPO_ROOT / "tests" / "mcp" / "servers" / "hostile.py"), "hung"],
+}
+
+
+def test_the_window_answers_with_the_calculator_while_a_hung_server_is_still_starting(
+    qtbot, qloop, arun, tmp_path
+):
+    call = ToolCall("c1", "multiply", {"a": 12, "b": 7})
+    backend = ScriptedBackend([[ToolCallChunk(call)], ["12 times 7 is 84."]])
+    settings = Settings(strict=False, trusted_servers=["calculator"])
+    servers = servers_file(tmp_path, {"calculator": CALCULATOR, "hung": HUNG})  # never answers initialize
+    engine = Engine(settings, servers_path=servers, backend=backend)
+    window = build_window(engine, settings)
+    qtbot.addWidget(window)
+    window.show()
+    warm_up = qloop.create_task(prepare(engine, window))  # as the window's start does
+    try:
+        states = window.servers_panel.states
+        qtbot.waitUntil(
+            lambda: "calculator" in states and states["calculator"].state == "ready", timeout=30_000
+        )
+        window.controller.submit("What is 12 times 7?")
+        qtbot.waitUntil(lambda: not window.controller.busy, timeout=30_000)
+        assert window.chat.bubbles()[-1].text().strip() == "12 times 7 is 84."
+        hung = states["hung"].state
+        assert hung == "starting", hung  # its connect wait (30 s) is not over: nothing waited for it
+        assert warm_up.done() and warm_up.exception() is None  # the window's start-up did not wait either
     finally:
         arun(engine.aclose(), timeout=30)
 
