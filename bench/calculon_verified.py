@@ -19,7 +19,7 @@ fresh conversation. Per model and category it reports:
 
     python -m bench calculon_verified [--model ID ...|all] [--limit N] [--category C ...]
                                       [--backend local|scripted] [--no-write] [--json FILE]
-                                      [--misses-of FILE] [--set main|heldout]
+                                      [--misses-of FILE] [--set main|heldout|fresh|blind]
 
 ``--backend scripted`` replays the right call and a right or made-up answer, to
 test the harness itself; only full ``local`` runs write docs/benchmarks.md.
@@ -40,7 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import _doc
+from bench._calculon_blind import blind_questions
 from bench._calculon_check import independent_unbacked, says_impossible, states_result
+from bench._calculon_fresh import fresh_questions
 from bench._calculon_heldout import heldout_questions
 from bench._calculon_questions import CATEGORIES, Question, all_questions
 
@@ -242,7 +244,10 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--json", type=Path, help="also write every run to this file")
     parser.add_argument(
-        "--set", choices=("main", "heldout"), default="main", help="heldout: phrasings not used in tuning"
+        "--set",
+        choices=("main", "heldout", "fresh", "blind"),
+        default="main",
+        help="heldout, fresh, blind: phrasings written apart from the main set (bench/_calculon_*.py)",
     )
     parser.add_argument(
         "--misses-of", type=Path, help="only the questions a saved --json run missed or capped"
@@ -251,7 +256,9 @@ def main() -> int:
     from app.llm.local.catalog import DEFAULT_MODEL_ID, builtin_model_ids
 
     models = builtin_model_ids() if args.model == ["all"] else (args.model or [DEFAULT_MODEL_ID])
-    pool = heldout_questions() if args.set == "heldout" else all_questions()
+    pool = {"heldout": heldout_questions, "fresh": fresh_questions, "blind": blind_questions}.get(
+        args.set, all_questions
+    )()
     questions = select(pool, args.category, args.limit)
     if args.misses_of:
         questions = [q for q in questions if q.text in missed(args.misses_of)]

@@ -244,10 +244,10 @@ def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
 
 def last_result_forms(request: ModelRequest) -> frozenset[str]:
     """The written forms of the numbers in this turn's last tool result (none for an error)."""
-    results = [m for m in _this_turn(request.messages, request.backed) if m.role == "tool"]
-    if not results or results[-1].is_error:
+    last = _last_result(request)
+    if last is None or last.is_error:
         return frozenset()
-    return backed_forms([results[-1].text], parts=False).text
+    return backed_forms([last.text], parts=False).text
 
 
 def reasked_units(request: ModelRequest) -> frozenset[str] | None:
@@ -257,19 +257,25 @@ def reasked_units(request: ModelRequest) -> frozenset[str] | None:
     last = request.messages[-1] if request.messages else None
     if last is None or last.role != "user" or request.backed is None or last.text in request.backed:
         return None
-    results = [m for m in _this_turn(request.messages, request.backed) if m.role == "tool"]
-    return result_units(results[-1].text) if results else frozenset()
+    result = _last_result(request)
+    return result_units(result.text) if result is not None else frozenset()
 
 
 def head_forms(request: ModelRequest) -> frozenset[str]:
     """The numbers an answer may write before it states the last result: every backed number
     except the parts of that result's own fraction ("71" of "71/3 ≈ 23.67"), which a small
     model otherwise states as the answer ("The average is 71.")."""
-    results = [m for m in _this_turn(request.messages, request.backed) if m.role == "tool"]
-    last = results[-1].text if results and not results[-1].is_error else None
+    result = _last_result(request)
+    last = result.text if result is not None and not result.is_error else None
     texts = [t for t in request.backed or () if t != last]
     whole = backed_forms([last], parts=False).text if last is not None else frozenset()
     return backed_forms(texts).text | whole
+
+
+def _last_result(request: ModelRequest) -> Message | None:
+    """This turn's last tool result, error or not."""
+    results = [m for m in _this_turn(request.messages, request.backed) if m.role == "tool"]
+    return results[-1] if results else None
 
 
 def _this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> Sequence[Message]:
