@@ -13,16 +13,15 @@ Keys are computed with ``fractions`` from the operands the text shows.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from fractions import Fraction
 
-from bench._calculon_questions import Question
+from bench._calculon_questions import Question, Templates, from_templates
 
 SEED = 20261204
 F = Fraction
-Two = Callable[[Fraction, Fraction], Fraction]
 
-_TWO: list[tuple[str, str, Two]] = [
+_TWO: Templates = [
     ("word", "I had ${a} in my wallet and paid ${b} for lunch. How much do I have now?", lambda a, b: a - b),
     ("word", "A library owns {a} books and buys {b} more. How many books does it own?", lambda a, b: a + b),
     ("word", "I ran {a} metres, rested, then ran {b} metres. How far did I run?", lambda a, b: a + b),
@@ -52,12 +51,6 @@ _TWO: list[tuple[str, str, Two]] = [
 ]
 
 
-def _two(rng: random.Random) -> Iterator[Question]:
-    for category, template, value in _TWO:
-        a, b = rng.randint(50, 800), rng.randint(2, 40)
-        yield Question(template.format(a=a, b=b), category, value(F(a), F(b)))
-
-
 def _others(rng: random.Random) -> Iterator[Question]:
     a, b, c = rng.randint(10, 99), rng.randint(10, 99), rng.randint(2, 9)
     yield Question(f"What is {a} × {c} - {b}?", "pemdas", F(a * c - b))
@@ -69,4 +62,4 @@ def _others(rng: random.Random) -> Iterator[Question]:
 
 def blind_questions(seed: int = SEED) -> list[Question]:
     rng = random.Random(seed)
-    return [*_two(rng), *_others(rng)]
+    return [*from_templates(_TWO, rng, (50, 800), (2, 40)), *_others(rng)]

@@ -13,16 +13,15 @@ are read to change the code, it is spent too, and the docs say so.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from fractions import Fraction
 
-from bench._calculon_questions import Question
+from bench._calculon_questions import Question, Templates, from_templates
 
 SEED = 20261203
 F = Fraction
-Two = Callable[[Fraction, Fraction], Fraction]
 
-_TWO: list[tuple[str, str, Two]] = [
+_TWO: Templates = [
     ("one_op", "{a} times {b}?", lambda a, b: a * b),
     ("one_op", "what's {a} plus {b}", lambda a, b: a + b),
     ("one_op", "Can you work out {a} minus {b} for me?", lambda a, b: a - b),
@@ -56,12 +55,6 @@ _TWO: list[tuple[str, str, Two]] = [
 ]
 
 
-def _two(rng: random.Random) -> Iterator[Question]:
-    for category, template, value in _TWO:
-        a, b = rng.randint(40, 900), rng.randint(2, 30)
-        yield Question(template.format(a=a, b=b), category, value(F(a), F(b)))
-
-
 def _pemdas(rng: random.Random) -> Iterator[Question]:
     a, b, c = rng.randint(10, 99), rng.randint(10, 99), rng.randint(2, 9)
     yield Question(f"What is {a} + {b} × {c}?", "pemdas", F(a + b * c))
@@ -92,7 +85,7 @@ def _units(rng: random.Random) -> Iterator[Question]:
 
 def fresh_questions(seed: int = SEED) -> list[Question]:
     rng = random.Random(seed)
-    found = [*_two(rng), *_pemdas(rng), *_decimals(rng), *_units(rng)]
+    found = [*from_templates(_TWO, rng, (40, 900), (2, 30)), *_pemdas(rng), *_decimals(rng), *_units(rng)]
     chat = ("Who wrote Hamlet?", "Tell me a fun fact about octopuses.")
     found += [Question(text, "no_math", None) for text in chat]
     a = rng.randint(2, 500)

@@ -12,16 +12,15 @@ much of the main set's score is the main set's wording. Keys are computed with
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from fractions import Fraction
 
-from bench._calculon_questions import Question
+from bench._calculon_questions import Question, Templates, from_templates
 
 SEED = 20261202
 F = Fraction
-Two = Callable[[Fraction, Fraction], Fraction]
 
-_TWO: list[tuple[str, str, Two]] = [
+_TWO: Templates = [
     ("one_op", "What do you get if you multiply {a} by {b}?", lambda a, b: a * b),
     ("one_op", "What is {a} take away {b}?", lambda a, b: a - b),
     ("one_op", "Take {b} away from {a}.", lambda a, b: a - b),
@@ -41,12 +40,6 @@ _TWO: list[tuple[str, str, Two]] = [
     ("word", "A jar has {a} sweets and {b} are eaten. How many are left?", lambda a, b: a - b),
     ("word", "Each crate holds {a} bottles. How many bottles do {b} crates hold?", lambda a, b: a * b),
 ]
-
-
-def _two(rng: random.Random) -> Iterator[Question]:
-    for category, template, value in _TWO:
-        a, b = rng.randint(30, 600), rng.randint(2, 25)
-        yield Question(template.format(a=a, b=b), category, value(F(a), F(b)))
 
 
 def _pemdas(rng: random.Random) -> Iterator[Question]:
@@ -82,7 +75,7 @@ def _units(rng: random.Random) -> Iterator[Question]:
 
 def heldout_questions(seed: int = SEED) -> list[Question]:
     rng = random.Random(seed)
-    found = [*_two(rng), *_pemdas(rng), *_decimals(rng), *_units(rng)]
+    found = [*from_templates(_TWO, rng, (30, 600), (2, 25)), *_pemdas(rng), *_decimals(rng), *_units(rng)]
     chat = ("What is the tallest animal?", "How are you today?")
     found += [Question(text, "no_math", None) for text in chat]
     a = rng.randint(2, 500)

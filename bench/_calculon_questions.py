@@ -37,6 +37,19 @@ class Question:
     arguments: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
+Two = Callable[[Fraction, Fraction], Fraction]
+Templates = list[tuple[str, str, Two]]  # (category, text with {a} and {b}, the key from a and b)
+
+
+def from_templates(
+    templates: Templates, rng: random.Random, a: tuple[int, int], b: tuple[int, int]
+) -> Iterator[Question]:
+    """One question per template, its operands drawn from the ranges ``a`` and ``b``."""
+    for category, template, value in templates:
+        x, y = rng.randint(*a), rng.randint(*b)
+        yield Question(template.format(a=x, b=y), category, value(Fraction(x), Fraction(y)))
+
+
 def _num(value: Fraction) -> int | float | str:
     """An operand as JSON: integers stay exact; decimals go as their shortest text."""
     if value.denominator == 1:
