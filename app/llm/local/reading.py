@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from app.core.numbers import Mention, find_numbers
+from app.llm.local import story
 from app.llm.local.backed import exact_forms
 
 ANY = "+-*/^%"
@@ -33,13 +34,14 @@ _SIGNS |= {"^": "^", "**": "^"}
 _CUES = {  # words that name one kind of operation, wherever they stand
     "+": r"plus|add|adds|added|adding|sum|increased?|gain(?:s|ed)?|older|how old will",
     "-": r"minus|subtract(?:s|ed|ing)?|less|fewer|spent|spends?|leak(?:s|ed)?|lose|loses|lost|left"
-    r"|remains?|remaining|difference|decreased?|off|ago|away",
-    "*": r"times|multipl(?:y|ied|ies)|product",
-    "/": r"divided?|divides|shared?|split|among|quotient|average",
+    r"|remains?|remaining|difference|decreased?|off|ago|away|discount(?:s|ed)?",
+    "*": r"(?<!how many )times|multipl(?:y|ied|ies)|product",  # "how many times does 34 go into 528"
+    "/": r"divided?|divides|shared?|split|among|quotient|average|cut into|equal (?:parts|pieces|shares)",
     "^": r"squared|cubed|power",
 }
 _CUE = {op: re.compile(rf"\b(?:{words})\b", re.IGNORECASE) for op, words in _CUES.items()}
 _OF = re.compile(r"\bof\s*$", re.IGNORECASE)  # "15% of 240", "3 cars of 40 seats"
+_PERCENT_ON = re.compile(r"\b(?:on|of)\b", re.IGNORECASE)  # after a percentage: "a 20% tip on a $95 bill"
 _LESS_THAN = re.compile(r"\b(?:less|fewer|smaller|lower) than\b", re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
 _TAKING = re.compile(r"\b(?:subtract\w*|take|takes|deduct\w*|remove)\b", re.IGNORECASE)
@@ -122,7 +124,7 @@ def _leaves(text: str) -> list[Item]:
     found = [
         Item(forms, start=m.start, end=m.end, unit=_unit_after(text, m.end), text=m.text)
         for m in find_numbers(text)
-        if (forms := mention_forms(m))
+        if (forms := mention_forms(m)) and not _one_of(text, m)
     ]
     words = [m for m in _WORD.finditer(text) if m.group().lower() in _WORD_NUMBERS]
     for match in words:
@@ -130,6 +132,17 @@ def _leaves(text: str) -> list[Item]:
         if not after.startswith("root"):  # a square root is a tool of its own
             found.append(_word_leaf(match, found))
     return sorted(found, key=lambda item: item.start)
+
+
+def _one_of(text: str, mention: Mention) -> bool:
+    """ "One ticket costs $692": a spelled "one" before a noun says what the other number is
+    for, and is no operand ("1 + 692 * 6" was written for six tickets)."""
+    after = _WORD.match(text, len(text) - len(text[mention.end :].lstrip()))
+    return (
+        mention.text.lower() == "one"
+        and after is not None
+        and not any(cue.fullmatch(after.group()) for cue in _CUE.values())
+    )
 
 
 def mention_forms(mention: Mention) -> frozenset[str]:
@@ -173,26 +186,30 @@ def _reordered(text: str, items: list[Item]) -> list[Item]:
 
 def _joined(text: str, items: list[Item]) -> list[Item]:
     """Each item's join from the words before it; with two numbers and no such word, from the
-    one kind of operation the whole question names."""
+    one kind of operation the whole question names, or else from its story (:mod:`story`)."""
     out = [items[0]] if items else []
     for previous, item in itertools.pairwise(items):
         if item.join != ANY:
             out.append(item)
             continue
         lo, hi = sorted((previous.end, item.start))
-        out.append(dataclasses.replace(item, join=_between(text[lo:hi])))
+        percent = previous.text.endswith(("%", "percent"))
+        out.append(dataclasses.replace(item, join=_between(text[lo:hi], percent)))
     if len(out) == 2 and out[1].join == ANY:
         named = [op for op, cue in _CUE.items() if cue.search(text)]
-        out[1] = dataclasses.replace(out[1], join=named[0] if len(named) == 1 else ANY)
+        if len(named) == 1:
+            out[1] = dataclasses.replace(out[1], join=named[0])
+        elif not named:
+            out = list(story.joined(text, out[0], out[1]))
     return out
 
 
-def _between(words: str) -> str:
+def _between(words: str, after_percent: bool = False) -> str:
     bare = words.strip(" ()$€£,")
     if bare in _SIGNS:
         return _SIGNS[bare]
     named = [op for op, cue in _CUE.items() if cue.search(words)]
-    if not named and _OF.search(words):
+    if not named and (_OF.search(words) or (after_percent and _PERCENT_ON.search(words))):
         return "*"
     return named[0] if len(named) == 1 else ANY
 
