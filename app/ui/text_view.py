@@ -3,7 +3,11 @@
 Model text and tool output are untrusted: Markdown is rendered with raw HTML
 switched off (``MarkdownNoHTML``), everything else goes in as plain text, and
 no resource (image, link target) is ever loaded, so nothing in a reply can
-reach the network or the disk.
+reach the network or the disk. Controls and bidi embeddings, overrides and
+isolates are written as ``<U+202E>``: Qt would reorder the text after an
+override (``evil\u202etxt.exe`` reads ``evilexe.txt``) and show a control as
+nothing. Zero-width joiners and the one-character direction marks stay: emoji
+and some scripts need them, and they cannot reorder a run.
 """
 
 from __future__ import annotations
@@ -16,11 +20,19 @@ from PySide6.QtCore import QRegularExpression, Qt, QUrl
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
+from app.mcp.flags import code_point
 from app.ui import theme
 
 MARKDOWN_FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
 )
+# C0 controls but tab, newline and carriage return; DEL and C1; bidi embeddings, overrides, isolates.
+_ACTED_ON = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(text: str) -> str:
+    """``text`` with what Qt would act on, or show as nothing, written as ``<U+202E>``."""
+    return _ACTED_ON.sub(lambda m: f"<{code_point(m.group())}>", text)
 
 
 class TextView(QTextBrowser):
@@ -45,16 +57,16 @@ class TextView(QTextBrowser):
         return None  # untrusted content may name files or URLs: load none of them
 
     def set_markdown(self, text: str) -> None:
-        self.document().setMarkdown(text, MARKDOWN_FEATURES)
+        self.document().setMarkdown(shown(text), MARKDOWN_FEATURES)
 
     def set_plain(self, text: str) -> None:
-        self.setPlainText(text)
+        self.setPlainText(shown(text))
 
     def append_plain(self, text: str) -> None:
         """Append at the end in constant time per delta (no re-layout of earlier text)."""
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text)
+        cursor.insertText(shown(text))
 
     def highlight(self, needles: Iterable[str]) -> int:
         """Mark each whole-number occurrence of ``needles``; returns how many were marked."""

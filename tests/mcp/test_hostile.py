@@ -11,6 +11,8 @@ from app import paths
 from app.core import events as ev
 from app.mcp.config import bundled_entry
 from app.mcp.flood import PER_SECOND
+from app.mcp.serverlog import MAX_LOG_BYTES
+from app.mcp.transport import STDERR_LINE
 from tests.mcp.helpers import script_entry, until
 
 pytestmark = pytest.mark.anyio
@@ -114,3 +116,17 @@ async def test_a_flood_of_log_notifications_during_a_call_is_cut_to_the_budget_a
     assert passed + dropped == 20_000 and 1 <= len(notes) <= 3
     assert notes[0].level == "warning" and "notifications dropped" in notes[0].message
     assert "notifications dropped" in supervisor.stderr_tail("replies")[-1]
+
+
+async def test_a_server_flooding_stderr_without_newlines_answers_its_first_call_and_its_log_stays_capped(
+    supervise,
+):
+    supervisor, _ = supervise(script_entry("spew", "hostile.py", "spew", "12"))  # 12 MB, one line
+    await supervisor.start()
+    assert (await supervisor.call_tool("describe", {"text": "heard"})).text == "heard"
+    tail = supervisor.stderr_tail("spew")
+    assert tail and all(line == "x" * STDERR_LINE + " [line continues]" for line in tail)
+    log = paths.log_dir() / "spew.log"
+    rotated = log.with_name("spew.log.1")
+    assert rotated.exists()  # 12 MB written, kept in two files of at most 5 MiB each
+    assert log.stat().st_size <= MAX_LOG_BYTES and rotated.stat().st_size <= MAX_LOG_BYTES

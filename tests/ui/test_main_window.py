@@ -98,17 +98,40 @@ def test_shift_enter_adds_a_line_instead_of_sending(qtbot, make_window):
 HOSTILE = '<b>bold</b><script>alert(1)</script> <img src=x> & "quotes"'
 
 
-def test_tool_output_with_markup_is_shown_as_plain_text(qtbot, make_window):
-    call = ToolCall("c1", "echo", {"text": HOSTILE})
-    window = make_window([[ToolCallChunk(call)], [f"Echoed: {HOSTILE}"]], {"echo": HOSTILE})
+def echoed(qtbot, make_window, text: str) -> tuple[MainWindow, dict[str, Any]]:
+    """A turn in which the model echoes ``text`` through a tool and copies it into its answer: the
+    window (kept, or its bubbles go with it) and its bubbles by kind."""
+    call = ToolCall("c1", "echo", {"text": text})
+    window = make_window([[ToolCallChunk(call)], [f"Echoed: {text}"]], {"echo": text})
     send(qtbot, window, "Echo this")
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=5000)
-    by_kind = {b.kind: b for b in window.chat.bubbles()}
+    return window, {b.kind: b for b in window.chat.bubbles()}
+
+
+def test_tool_output_with_markup_is_shown_as_plain_text(qtbot, make_window):
+    _window, by_kind = echoed(qtbot, make_window, HOSTILE)
     for bubble in (by_kind["tool_call"], by_kind["tool_result"], by_kind["answer"]):
         assert "<b>bold</b><script>alert(1)</script>" in bubble.text()
         assert "<img src=x>" in bubble.text()
         assert not _has_rich_formatting(bubble.body.document())
     assert by_kind["tool_result"].text() == HOSTILE
+
+
+CONTROLLING = "red \x1b[31mtext\x1b[0m evil\u202etxt.exe \u2067isolated\u2069 bell\x07 👨\u200d👩\u200d👧 ok"
+
+
+def test_tool_output_with_escapes_and_bidi_overrides_shows_them_as_code_points_never_acted_on(
+    qtbot, make_window
+):
+    _window, by_kind = echoed(qtbot, make_window, CONTROLLING)
+    for bubble in (by_kind["tool_call"], by_kind["tool_result"], by_kind["answer"]):
+        text = bubble.text()  # the call's arguments are JSON: there the controls are \u001b already
+        assert "evil<U+202E>txt.exe <U+2067>isolated<U+2069>" in text
+        assert not any(c in text for c in "\x1b\x07\u202e\u2067\u2069")
+    result = by_kind["tool_result"].text()
+    assert result == CONTROLLING.translate({0x1B: "<U+001B>", 0x7: "<U+0007>", 0x202E: "<U+202E>",
+                                            0x2067: "<U+2067>", 0x2069: "<U+2069>"})  # fmt: skip
+    assert "👨\u200d👩\u200d👧" in result  # a zero-width joiner is text, not a control
 
 
 def _has_rich_formatting(document) -> bool:

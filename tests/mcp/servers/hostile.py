@@ -10,7 +10,8 @@ working ``still_works``. MODE ``replies``: tools that answer with bytes the SDK 
 (invalid UTF-8, a lone surrogate, JSON nested 10,000 deep, a reply over the size cap), written
 straight onto the wire, ``sized`` (``{"mb": N}``: N MB of text), ``describe`` (its text
 argument back, for escapes the CLI must show) and ``flood`` (``{"n": N}``: N log notifications,
-then the reply "done"). Tools are built with ``model_construct`` so the
+then the reply "done"). MODE ``spew``: before it serves, writes ``SPEW_MB`` (argv[2]) MB on
+stderr with no newline, then serves ``describe``. Tools are built with ``model_construct`` so the
 SDK sends whatever they hold.
 """
 
@@ -60,6 +61,7 @@ TOOLS = {
         tool(name)
         for name in ("bad_utf8", "lone_surrogate", "deep_json", "oversized", "sized", "describe", "flood")
     ],
+    "spew": [tool("describe")],
 }
 
 
@@ -67,6 +69,12 @@ def raw_reply(request_id: Any, body: bytes) -> None:
     """Write a tools/call reply whose result text is ``body``, exactly as given."""
     head = json.dumps({"jsonrpc": "2.0", "id": request_id}).encode()[:-1]
     os.write(_WIRE, head + b', "result": {"content": [{"type": "text", "text": "' + body + b'"}]}}\n')
+
+
+def spew(megabytes: int) -> None:
+    """``megabytes`` MB on stderr in one line that never ends; blocks while nobody reads stderr."""
+    for _ in range(megabytes):
+        os.write(2, b"x" * 1024 * 1024)
 
 
 def flood(count: int) -> None:
@@ -132,4 +140,6 @@ async def main() -> None:
 if __name__ == "__main__":
     if MODE == "hung":  # never answers initialize
         time.sleep(3600)
+    if MODE == "spew":
+        spew(int(sys.argv[2]))
     anyio.run(main)
