@@ -21,7 +21,7 @@ from app.llm.local.backed import backed_forms
 from app.llm.local.operands import operands
 from app.llm.local.schema_grammar import answer_only, compose, tool_rules
 from app.llm.local.steer import MAX_STEERED, ResultSteer, Vocabulary
-from app.llm.local.step import head_forms, last_result_forms, reasked_units
+from app.llm.local.step import answer_units, formulas, head_forms, last_result_forms
 from app.servers.clock import server as clock_server
 from app.servers.converter import server as converter_server
 from tests.llm.local_fixtures import calculator_tools
@@ -194,9 +194,9 @@ def test_a_later_call_may_leave_operands_out_but_not_repeat_them(smol):
 
 
 def test_an_answer_after_a_result_must_state_it(smol):
-    question, result = "What is 38 minus 9 times 9?", "-43"
+    question, result, ran = "What is 38 minus 9 times 9?", "-43", frozenset({"38 - 9 * 9", "38 - 9 × 9"})
     forms = backed_forms([question, result])
-    grammar = answer_only(forms, backed_forms([result], parts=False).text).decide
+    grammar = answer_only(forms, backed_forms([result], parts=False).text, formulas=ran).decide
     assert accepts(smol, grammar, "38 - 9 × 9 = -43.")
     assert accepts(smol, grammar, "-43")
     assert not accepts(smol, grammar, "38 - 9 = 38.")
@@ -204,29 +204,35 @@ def test_an_answer_after_a_result_must_state_it(smol):
     assert accepts(smol, grammar, "-43 is the result.")
     assert not accepts(smol, grammar, "-43 - ( )")  # words after the result, not a formula
     # a reply that turns to a made-up call would end at the marker, before the result
-    assert accepts(smol, grammar, "38 - 9 is 38. You can call this tool: ", prefix=True)
-    assert not accepts(smol, grammar, "38 - 9 is 38. You can call this tool: <", prefix=True)
+    assert accepts(smol, grammar, "38 is 38. You can call this tool: ", prefix=True)
+    assert not accepts(smol, grammar, "38 is 38. You can call this tool: <", prefix=True)
 
 
 def test_an_answer_states_its_result_on_one_short_line(smol):
-    question, result = "What is 38 minus 9 times 9?", "-43"
-    grammar = answer_only(backed_forms([question, result]), backed_forms([result], parts=False).text).decide
+    question, result, ran = "What is 38 minus 9 times 9?", "-43", frozenset({"38 - 9 * 9", "38 - 9 × 9"})
+    forms, said = backed_forms([question, result]), backed_forms([result], parts=False).text
+    grammar = answer_only(forms, said, formulas=ran).decide
     assert accepts(smol, grammar, "The result of 38 - 9 × 9 is -43.")
     assert not accepts(smol, grammar, "You can use the following tools:\n", prefix=True)
     assert not accepts(smol, grammar, "You can use the following tools: " * 6, prefix=True)  # > MAX_HEAD
     assert not accepts(smol, grammar, "38 - 9 = 38", prefix=True)  # "=" leads to the result only
     assert accepts(smol, grammar, "38 - 9 × 9 ≈ -43")
     eggs, total = "A box holds 331 eggs. How many eggs are in 18 boxes?", "5958"
-    grammar = answer_only(backed_forms([eggs, total]), backed_forms([total], parts=False).text).decide
+    said, ran = backed_forms([total], parts=False).text, frozenset({"18 * 331"})
+    grammar = answer_only(backed_forms([eggs, total]), said, formulas=ran).decide
     assert accepts(smol, grammar, "18 boxes hold 5958 eggs.")
     assert accepts(smol, grammar, "18 * 331 = 5958.")
+    assert not accepts(smol, grammar, "331 * 18 = 5958.")  # a formula only as it ran
+    assert not accepts(smol, grammar, "18 - 331 = 5958.")
+    without = answer_only(backed_forms([eggs, total]), said).decide
+    assert not accepts(smol, without, "18 * 331 = 5958.")  # no formula ran: none is written
     assert not accepts(smol, grammar, "18 * 5958")  # straight after an operator it reads as a formula
     assert not accepts(smol, grammar, "5958 - ~~ ~~", prefix=True)  # nor markup after it
     assert not accepts(smol, grammar, "5958 is ½ of it", prefix=True)  # "½" is a number too
     assert not accepts(smol, grammar, "18² eggs", prefix=True)
 
 
-def test_after_a_reask_the_answer_ends_with_the_result_and_its_unit(smol):
+def test_an_answer_ends_with_the_result_and_one_word_of_its_unit_or_of_what_was_counted(smol):
     question, result = "How many feet is 2 metres?", "2500/381 ≈ 6.561679790026246719160104987 ft"
     messages = (
         Message("user", question),
@@ -234,15 +240,17 @@ def test_after_a_reask_the_answer_ends_with_the_result_and_its_unit(smol):
         Message("tool", result, tool_call_id="c1", tool_name="convert"),
     )
     request = ModelRequest("", messages, (), backed=(question, result))
-    assert reasked_units(request) is None  # the step that answers the user words it freely
     reasked = dataclasses.replace(request, messages=(*messages, Message("user", "Only backed numbers.")))
-    units = reasked_units(reasked)
-    assert units == {"ft"}
+    assert answer_units(request) == answer_units(reasked) == {"ft", "feet", "metres"}
     forms = backed_forms([question, result])
-    grammar = answer_only(forms, backed_forms([result], parts=False).text, head_forms(reasked), units).decide
-    assert accepts(smol, grammar, "2 metres is 6.56 ft.")
-    assert accepts(smol, grammar, "6.56.")
-    assert not accepts(smol, grammar, "6.56 ft is exactly one-sixth of it.", prefix=True)
+    grammar = answer_only(
+        forms, backed_forms([result], parts=False).text, head_forms(reasked), answer_units(reasked)
+    )
+    assert accepts(smol, grammar.decide, "2 metres is 6.56 ft.")
+    assert accepts(smol, grammar.decide, "6.56 feet.")
+    assert accepts(smol, grammar.decide, "6.56.")
+    assert not accepts(smol, grammar.decide, "6.56 ft is exactly one-sixth of it.", prefix=True)
+    assert not accepts(smol, grammar.decide, "6.56 is a unit of length", prefix=True)
 
 
 def test_the_parts_of_a_results_fraction_are_not_written_before_it(smol):
@@ -268,8 +276,16 @@ def test_an_answer_may_copy_the_calculators_rounding_note_as_written(smol):
         "What is 1 divided by 3?",
         "1/3 ≈ 0.3333333333333333333333333333 (rounded to 28 significant digits)",
     )
+    made = ToolCall("c1", "evaluate", {"expression": "1 / 3"})
+    messages = (
+        Message("user", question),
+        Message("assistant", "", (made,)),
+        Message("tool", result, tool_call_id="c1", tool_name="evaluate"),
+    )
+    ran = formulas(ModelRequest("", messages, (), backed=(question, result)))
+    assert ran == {"1 / 3", "1 ÷ 3", "1/3"}  # as it ran, as it is shown, and the exact result
     forms = backed_forms([question, result])
-    grammar = answer_only(forms, backed_forms([result], parts=False).text).decide
+    grammar = answer_only(forms, backed_forms([result], parts=False).text, formulas=ran).decide
     assert accepts(smol, grammar, "1/3 ≈ 0.333 (rounded to 28 significant digits)")
     assert accepts(smol, grammar, "1 ÷ 3 ≈ 0.3333333333333333333333333333")
     assert not accepts(smol, grammar, "1/3 ≈ 0.333 (rounded to 29 significant digits)")

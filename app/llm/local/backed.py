@@ -132,6 +132,7 @@ def text_rules(forms: BackedForms) -> list[str]:
 
 
 _FORMULA = "()=+*^\\[\\]{}~#|@&_`\\-"  # characters of a formula or markup, not of the words after a result
+_OPERATORS = "+*/×÷^()\\-"  # written before the result only inside the formula that ran
 
 
 MAX_HEAD = 160  # characters (a number counts as one) an answer may write before it states the result
@@ -142,30 +143,37 @@ def result_rules(
     forms: BackedForms,
     head: frozenset[str] | None = None,
     units: frozenset[str] | None = None,
+    formulas: frozenset[str] = frozenset(),
 ) -> list[str]:
     """``calculon-ranswer``: a backed answer that states the tool's result (one of its forms) and
     ends with that sentence: a small model otherwise writes "38 - 9 = 38." beside the right
     result, or runs on ("848 - 24 = 848 + 24 = ..."). Before the result, on the same line and
-    within MAX_HEAD, other backed numbers (``head``: by default every backed form); after it,
+    within MAX_HEAD, other backed numbers (``head``: by default every backed form) and, as the
+    one formula, the calculation that was run (``formulas``: its written forms); after it,
     words only (and the calculator's rounding note), to the end of the line, or, given
     ``units``, only one of them and a full stop."""
     result = set(result)
     note = f" | {_alternatives(forms.notes)}" if forms.notes else ""
     before = (forms.text if head is None else head) - result
+    # No operator outside the formula that ran: "38 - 9 = -43." and "(23 - 23) / 12 = 2.5" were
+    # written before right results, backed number by number and false as equations.
+    words = f"[^<0-9{_NUMERALS}=≈\\n\\x00{_OPERATORS}]"
+    formula = " | calculon-rformula" if formulas else ""
     return [
         f"calculon-rnum ::= {_alternatives(result)}",
         f"calculon-hnum ::= {_alternatives(before)}",
+        *([f"calculon-rformula ::= {_alternatives(formulas)}"] if formulas else []),
         # "=" and "≈" only right before the result: "38 - 9 = 38." beside it was seen, in a loop
         # and never straight after an operator: "18 * 5958" reads as a formula, not a result
         "calculon-ranswer ::= (calculon-rhead calculon-rjoin)? calculon-rnum calculon-rtail",
-        f'calculon-rjoin ::= [=≈] " "? | [^<0-9{_NUMERALS}=≈\\n\\x00 *+/×÷^-] " "?',
+        f'calculon-rjoin ::= [=≈] " "? | [^<0-9{_NUMERALS}=≈\\n\\x00 {_OPERATORS}] " "?',
         # No "<" anywhere: "You can call this tool: <tool_call>" would end the reply before the
         # result. No line break and a bounded length: a head that lists the tools or writes code
         # ("You can use the following tools:\n- add(a, b) ...") otherwise runs into the token cap.
-        f"calculon-rhead ::= ([^<0-9{_NUMERALS}=≈\\n\\x00] | calculon-hnum calculon-hafter)"
+        f"calculon-rhead ::= ({words} | calculon-hnum calculon-hafter{formula})"
         f" calculon-hseg{{0,{MAX_HEAD}}}",
-        f"calculon-hseg ::= [^<0-9{_NUMERALS}=≈\\n\\x00] | calculon-hnum calculon-hafter{note}",
-        f"calculon-hafter ::= [^<0-9{_NUMERALS}.,=≈\\n\\x00] | [.,] [^<0-9{_NUMERALS}=≈\\n\\x00]",
+        f"calculon-hseg ::= {words} | calculon-hnum calculon-hafter{note}{formula}",
+        f"calculon-hafter ::= [^<0-9{_NUMERALS}.,=≈\\n\\x00{_OPERATORS}] | [.,] {words}",
         # words after the result, not a formula: "91 - ( )", "1.8 is ( ) ( )" were seen
         f"calculon-rtail ::= [.,]? | [.,]? ([^0-9{_NUMERALS}.,<\\n\\x00{_FORMULA}]{note}) calculon-rrest"
         if units is None

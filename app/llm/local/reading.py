@@ -49,6 +49,7 @@ _AVERAGE_OF = re.compile(r"\b(?:average|mean) of\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[?!;]|\.(?!\d)")
 _GROUP = re.compile(r"\((?=[^()]*[0-9][^()]*[-+*/×÷^][^()]*[0-9])[-+*/×÷^0-9.,%\s]+\)")
 _WORD = re.compile(r"[a-z]+", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.IGNORECASE)
 _UNIT = re.compile(r"\s?(°\s?[a-z]|[a-z]+)", re.IGNORECASE)
 # A word that stands for a number: (its number, the operator that joins it, whether it comes
 # before the number it works on: "half of 30" is 30 / 2, "25 squared" is 25 ^ 2).
@@ -101,6 +102,13 @@ def read(text: str) -> tuple[Item, ...]:
     items = _joined(text, _reordered(text, _leaves(text)))
     items = _averaged(text, items)
     return tuple(_bracketed(text, items))
+
+
+def counted_words(text: str) -> frozenset[str]:
+    """What the user's numbers count ("books" of "58 books") and what the question asks how
+    many of ("days" of "how many days")."""
+    units = {leaf.unit for leaf in leaves(read(text)) if leaf.unit}
+    return frozenset(units | set(_HOW_MANY.findall(text)))
 
 
 def leaves(items: Sequence[Item]) -> list[Item]:

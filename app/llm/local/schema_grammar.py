@@ -79,16 +79,21 @@ def answer_only(
     result: frozenset[str] = frozenset(),
     head: frozenset[str] | None = None,
     units: frozenset[str] | None = None,
+    formulas: frozenset[str] = frozenset(),
 ) -> StepGrammar:
     """A step that may only answer; in Calculon mode, with backed numbers alone, and stating
     the last tool result when it holds a number (``result``: its forms; ``head``: the numbers
     the answer may write before it; ``units``: given, the answer ends with the result and one
-    of these)."""
+    of these; ``formulas``: the calculation that ran, the one formula it may write)."""
     if forms is None:
         return ANSWER_ONLY
     rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
     if result:
-        rules = ["root ::= calculon-ranswer", *rules[1:], *backed.result_rules(result, forms, head, units)]
+        rules = [
+            "root ::= calculon-ranswer",
+            *rules[1:],
+            *backed.result_rules(result, forms, head, units, formulas),
+        ]
     return StepGrammar("\n".join(rules), "", allows_calls=False, keeps_answer=True, result=result)
 
 

@@ -33,6 +33,7 @@ from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
 from app.llm.local.operands import Operands, operands
 from app.llm.local.phases import PhaseSetup
+from app.llm.local.reading import counted_words
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 
 logger = logging.getLogger(__name__)
@@ -94,7 +95,8 @@ class StepRunner:
             logger.debug("this model may make %d tool call(s) per message; answering now", limit)
             if forms is None:
                 return answer_only(None)
-            return answer_only(forms, last_result_forms(request), head_forms(request), reasked_units(request))
+            result, head, units = last_result_forms(request), head_forms(request), answer_units(request)
+            return answer_only(forms, result, head, units, formulas(request))
         ops = operands_for(request, forms, every=limit == 1)
         return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
 
@@ -250,15 +252,17 @@ def last_result_forms(request: ModelRequest) -> frozenset[str]:
     return backed_forms([last.text], parts=False).text
 
 
-def reasked_units(request: ModelRequest) -> frozenset[str] | None:
-    """On the app's re-ask after a result, the result's own words: the answer is then the result
-    and its unit, and stops ("16.68 is exactly one-sixth of the original value" came back
-    again, its "one-sixth" unbacked); None on the step that answers the user."""
-    last = request.messages[-1] if request.messages else None
-    if last is None or last.role != "user" or request.backed is None or last.text in request.backed:
-        return None
+def answer_units(request: ModelRequest) -> frozenset[str]:
+    """The one word an answer may write after the result, before its full stop: the result's
+    own ("ft" of "6.56 ft"), or what the user counted ("books" of "58 books", "days" of "how
+    many days"). After the result a small model ran on: "2014 is double the number x x x",
+    "157464 is a result of the original function ...", "221.25 is exactly $ $ $"; and on the
+    app's re-ask, "16.68 is exactly one-sixth of the original value", its "one-sixth" unbacked."""
     result = _last_result(request)
-    return result_units(result.text) if result is not None else frozenset()
+    own = result_units(result.text) if result is not None else frozenset()
+    backed = request.backed
+    asked = [m.text for m in request.messages if m.role == "user" and (backed is None or m.text in backed)]
+    return own | counted_words(asked[-1] if asked else "")
 
 
 def head_forms(request: ModelRequest) -> frozenset[str]:
@@ -270,6 +274,30 @@ def head_forms(request: ModelRequest) -> frozenset[str]:
     texts = [t for t in request.backed or () if t != last]
     whole = backed_forms([last], parts=False).text if last is not None else frozenset()
     return backed_forms(texts).text | whole
+
+
+_TYPED = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
+_SHOWN = str.maketrans({"*": "×", "/": "÷"})
+
+
+def formulas(request: ModelRequest) -> frozenset[str]:
+    """The calculation behind this turn's last result, as an answer may write it ("12 * 7" or
+    "12 × 7"): the expression ``evaluate`` ran, or a two-number tool's operation; and the
+    result's exact fraction, which may stand before its rounded value."""
+    result = _last_result(request)
+    calls = [c for m in request.messages if m.role == "assistant" for c in m.tool_calls]
+    call = next((c for c in calls if result is not None and c.id == result.tool_call_id), None)
+    if call is None or result is None or result.is_error:
+        return frozenset()
+    name, args = call.name.rsplit(".", 1)[-1], call.arguments
+    if name == "evaluate" and isinstance(args.get("expression"), str):
+        written = " ".join(args["expression"].split())
+    elif name in _TYPED and {"a", "b"} <= args.keys():
+        written = f"{args['a']} {_TYPED[name]} {args['b']}"
+    else:
+        return frozenset()
+    exact = result.text.split("≈")[0].strip() if "≈" in result.text else ""  # "1/3" of "1/3 ≈ 0.333"
+    return frozenset({written, written.translate(_SHOWN), exact} - {""})
 
 
 def _last_result(request: ModelRequest) -> Message | None:
