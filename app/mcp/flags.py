@@ -70,11 +70,13 @@ def code_point(char: str) -> str:
     return f"U+{ord(char):04X}"
 
 
-def escaped(text: str) -> str:
-    """``text`` with hidden characters and controls written as ``<U+200B>``: for the window, which
-    shows text as plain text (never interpreted) but would show these as nothing at all."""
-    hidden = _HIDDEN.sub(lambda m: f"<{code_point(m.group())}>", text)
-    return _CONTROL.sub(lambda m: f"<{code_point(m.group())}>", hidden)
+def escaped(text: str, which: re.Pattern[str] | None = None) -> str:
+    """``text`` with what ``which`` matches (by default hidden characters and controls) written
+    as ``<U+200B>``: for the window, which shows text as plain text (never interpreted) but
+    would show these as nothing at all."""
+    if which is None:
+        return escaped(escaped(text, _HIDDEN), _CONTROL)
+    return which.sub(lambda m: f"<{code_point(m.group())}>", text)
 
 
 def flags_in(where: str, text: str | None) -> list[Flag]:

@@ -20,7 +20,7 @@ from PySide6.QtCore import QRegularExpression, Qt, QUrl
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
-from app.mcp.flags import code_point
+from app.mcp.flags import escaped
 from app.ui import theme
 
 MARKDOWN_FEATURES = (
@@ -32,7 +32,7 @@ _ACTED_ON = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-
 
 def shown(text: str) -> str:
     """``text`` with what Qt would act on, or show as nothing, written as ``<U+202E>``."""
-    return _ACTED_ON.sub(lambda m: f"<{code_point(m.group())}>", text)
+    return escaped(text, _ACTED_ON)
 
 
 class TextView(QTextBrowser):

@@ -49,7 +49,7 @@ _AVERAGE_OF = re.compile(r"\b(?:average|mean) of\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[?!;]|\.(?!\d)")
 _GROUP = re.compile(r"\((?=[^()]*[0-9][^()]*[-+*/×÷^][^()]*[0-9])[-+*/×÷^0-9.,%\s]+\)")
 _WORD = re.compile(r"[a-z]+", re.IGNORECASE)
-_HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.IGNORECASE)
+_WORD_AFTER = re.compile(r"\s*([a-z]+)", re.IGNORECASE)
 _UNIT = re.compile(r"\s?(°\s?[a-z]|[a-z]+)", re.IGNORECASE)
 # A word that stands for a number: (its number, the operator that joins it, whether it comes
 # before the number it works on: "half of 30" is 30 / 2, "25 squared" is 25 ^ 2).
@@ -108,7 +108,7 @@ def counted_words(text: str) -> frozenset[str]:
     """What the user's numbers count ("books" of "58 books") and what the question asks how
     many of ("days" of "how many days")."""
     units = {leaf.unit for leaf in leaves(read(text)) if leaf.unit}
-    return frozenset(units | set(_HOW_MANY.findall(text)))
+    return frozenset(units | set(story.HOW_MANY.findall(text)))
 
 
 def leaves(items: Sequence[Item]) -> list[Item]:
@@ -145,12 +145,10 @@ def _leaves(text: str) -> list[Item]:
 def _one_of(text: str, mention: Mention) -> bool:
     """ "One ticket costs $692": a spelled "one" before a noun says what the other number is
     for, and is no operand ("1 + 692 * 6" was written for six tickets)."""
-    after = _WORD.match(text, len(text) - len(text[mention.end :].lstrip()))
-    return (
-        mention.text.lower() == "one"
-        and after is not None
-        and not any(cue.fullmatch(after.group()) for cue in _CUE.values())
-    )
+    after = _WORD_AFTER.match(text, mention.end)
+    if mention.text.lower() != "one" or after is None:
+        return False
+    return not any(cue.fullmatch(after.group(1)) for cue in _CUE.values())
 
 
 def mention_forms(mention: Mention) -> frozenset[str]:
@@ -208,7 +206,7 @@ def _joined(text: str, items: list[Item]) -> list[Item]:
         if len(named) == 1:
             out[1] = dataclasses.replace(out[1], join=named[0])
         elif not named:
-            out = list(story.joined(text, out[0], out[1]))
+            out = list(story.joined(text, out[0], out[1]) or out)
     return out
 
 

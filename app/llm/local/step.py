@@ -260,9 +260,8 @@ def answer_units(request: ModelRequest) -> frozenset[str]:
     app's re-ask, "16.68 is exactly one-sixth of the original value", its "one-sixth" unbacked."""
     result = _last_result(request)
     own = result_units(result.text) if result is not None else frozenset()
-    backed = request.backed
-    asked = [m.text for m in request.messages if m.role == "user" and (backed is None or m.text in backed)]
-    return own | counted_words(asked[-1] if asked else "")
+    asked = _asked(request.messages, request.backed)
+    return own | counted_words(request.messages[asked].text if asked >= 0 else "")
 
 
 def head_forms(request: ModelRequest) -> frozenset[str]:
@@ -285,9 +284,11 @@ def formulas(request: ModelRequest) -> frozenset[str]:
     "12 × 7"): the expression ``evaluate`` ran, or a two-number tool's operation; and the
     result's exact fraction, which may stand before its rounded value."""
     result = _last_result(request)
-    calls = [c for m in request.messages if m.role == "assistant" for c in m.tool_calls]
-    call = next((c for c in calls if result is not None and c.id == result.tool_call_id), None)
-    if call is None or result is None or result.is_error:
+    if result is None or result.is_error:
+        return frozenset()
+    calls = (c for m in request.messages for c in m.tool_calls if c.id == result.tool_call_id)
+    call = next(calls, None)
+    if call is None:
         return frozenset()
     name, args = call.name.rsplit(".", 1)[-1], call.arguments
     if name == "evaluate" and isinstance(args.get("expression"), str):
@@ -311,10 +312,14 @@ def _this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None)
     user's own words, not the app's re-ask: a re-ask after the one call may only answer, and
     must state that call's result ("198.5 is exactly one ninth" was re-asked into an answer
     with no number at all)."""
+    return messages[_asked(messages, backed) + 1 :]
+
+
+def _asked(messages: Sequence[Message], backed: Sequence[str] | None) -> int:
+    """The index of the user's latest own message (not the app's re-ask), or -1."""
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     own = [i for i in users if backed is None or messages[i].text in backed]
-    last_user = max(own or users, default=-1)
-    return messages[last_user + 1 :]
+    return max(own or users, default=-1)
 
 
 def calls_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> int:

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.llm.local.reading import Item
 
-ANY = "+-*/^%"
 _CURRENCY = "$€£¥"
 # Words that take the second of two like amounts from the first; verbs whose direction
 # depends on who gets what ("gave", "took") are left out.
@@ -39,26 +38,30 @@ _COMPARED = re.compile(
 # After a number: "25 pages a day", "$464 a week", "60 km/h"; group 1 is what it counts per.
 _RATE = re.compile(r"\s?(?:[a-z]+\s*)?(?:/\s*|\b(?:a|an|per|every)\s+)([a-z]+)", re.IGNORECASE)
 _GO_INTO = re.compile(r"\bgo(?:es)? into\b", re.IGNORECASE)
+HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.IGNORECASE)  # group 1: what the question counts
 
 
-def joined(text: str, first: Item, second: Item) -> tuple[Item, Item]:
-    """The two numbers in the order the story uses them, the second with its join."""
+def joined(text: str, first: Item, second: Item) -> tuple[Item, Item] | None:
+    """The two numbers in the order the story uses them, the second with its join; None where
+    the story says nothing."""
     if _GO_INTO.search(text[first.end : second.start]):
         return second, dataclasses.replace(first, join="/")
     rated = _rated(text, first, second)
     if rated is not None:
         return rated
-    join = _like_amounts(text) if _alike(text, first, second) else ANY
-    return first, dataclasses.replace(second, join=join)
+    if _alike(text, first, second):
+        return first, dataclasses.replace(second, join=_like_amounts(text))
+    return None
 
 
 def _rated(text: str, first: Item, second: Item) -> tuple[Item, Item] | None:
+    asked = {_singular(word.lower()) for word in HOW_MANY.findall(text)}
     for rate, other in ((first, second), (second, first)):
         match = _RATE.match(text, rate.end)
         if match is None:
             continue
         period = _singular(match.group(1).lower())
-        if re.search(rf"\bhow many {period}s?\b", text, re.IGNORECASE):
+        if period in asked:
             return other, dataclasses.replace(rate, join="/")  # the amount over the rate
         if _singular(other.unit.lower()) == period:
             return first, dataclasses.replace(second, join="*")  # the rate times its periods
