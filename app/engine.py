@@ -332,6 +332,6 @@ class Engine:
 
 
 def _verifier(settings: Settings) -> AnswerVerifier | None:
-    from app.core.provenance import CalculonVerifier
+    from app.calculon import CalculonMode
 
-    return CalculonVerifier() if settings.strict else None
+    return CalculonMode() if settings.strict else None

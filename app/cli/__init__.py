@@ -24,9 +24,8 @@ import sys
 from pathlib import Path
 
 from app.cli import history as cli_history
+from app.cli.exits import EXIT_FAILED, EXIT_UNAVAILABLE
 from app.llm.registry import backend_names
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     pinning.add_parser(servers)
     _add_ask(commands)
-    from app.cli import surface  # here, not above: it needs the exit codes defined first
+    from app.cli import surface  # here, not above: only a command that needs it loads it
 
     surface.add_parsers(commands)
     cli_history.add_parser(commands)

@@ -3,29 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import json
 import os
-import signal
 import sys
-from collections.abc import AsyncIterator, Coroutine
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cli import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, output, surface
 from app.cli import history as cli_history
+from app.cli import output, running, surface
+from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE
 from app.cli.visible import show
 from app.core import progress
 from app.core.tools import ToolInfo, ToolResult
 from app.jsonfile import JsonProblem, loads
-from app.mcp.config import SERVER_NAME, TOOL_NAME, ConfigError, ServerEntry, load_config, shown
+from app.mcp.config import SERVER_NAME, TOOL_NAME, ConfigError, load_config, shown
 from app.mcp.early import EarlyStarts
 from app.settings import Settings, SettingsError, strict_settings
 
 if TYPE_CHECKING:  # the SDK loads only once the servers' processes are started (app.mcp.early)
     from app.cli.calling import CallPermissions
-    from app.mcp.supervisor import HandlersFactory, Supervisor
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -49,29 +44,6 @@ def dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
-# Signals that end the CLI: handled, so the servers are stopped (Windows has no such handlers).
-_ENDING = () if sys.platform == "win32" else (signal.SIGTERM, signal.SIGHUP)
-
-
-def _run(main: Coroutine[Any, Any, int]) -> int:
-    """Run a command's body; SIGTERM or SIGHUP cancels it, so its servers are stopped on the way out."""
-
-    async def body() -> int:
-        task, loop = asyncio.current_task(), asyncio.get_running_loop()
-        assert task is not None
-        for signum in _ENDING:
-            loop.add_signal_handler(signum, task.cancel)
-        try:
-            return await main
-        except asyncio.CancelledError:
-            return 128 + signal.SIGTERM
-        finally:
-            for signum in _ENDING:
-                loop.remove_signal_handler(signum)
-
-    return asyncio.run(body())
-
-
 def _fail(message: str, code: int = EXIT_FAILED) -> int:
     show(f"calculon: {message}", sys.stderr)
     return code
@@ -80,66 +52,10 @@ def _fail(message: str, code: int = EXIT_FAILED) -> int:
 # --- servers and tools ---------------------------------------------------
 
 
-@contextlib.asynccontextmanager
-async def running_servers(
-    path: Path | None, only: str = "", handlers: HandlersFactory | None = None, *, wait: bool = True
-) -> AsyncIterator[Supervisor]:
-    """The configured servers (or just ``only``), started, and stopped on the way out. With
-    ``wait``, for the start-up wait at most: slower servers are still "starting"."""
-    async with early_servers(path, only) as early, supervising(early, handlers, wait=wait) as supervisor:
-        yield supervisor
-
-
-@contextlib.asynccontextmanager
-async def early_servers(path: Path | None, only: str = "") -> AsyncIterator[EarlyStarts]:
-    """The configured servers' (or just ``only``'s) processes, started before the SDK is imported
-    so their start-up and ours overlap; any no supervisor adopted are stopped on the way out."""
-    entries: list[ServerEntry] = list(load_config(path).servers.values())
-    early = await EarlyStarts.start([e for e in entries if not only or e.name == only])
-    try:
-        yield early
-    finally:
-        await early.aclose()
-
-
-@contextlib.asynccontextmanager
-async def supervising(
-    early: EarlyStarts, handlers: HandlersFactory | None = None, *, wait: bool = True
-) -> AsyncIterator[Supervisor]:
-    """A supervisor over the servers ``early`` started, adopting their processes."""
-    from app.mcp.handlers import server_handlers
-    from app.mcp.supervisor import Supervisor
-
-    settings = strict_settings()
-    supervisor = Supervisor(
-        early.entries,
-        tool_timeout_s=settings.tool_timeout_s,
-        handlers=handlers or server_handlers,
-        early=early,
-    )
-    try:
-        await supervisor.start(wait=wait, timeout=settings.startup_wait_s)
-        yield supervisor
-    finally:
-        await supervisor.aclose()
-
-
-def _warn_unavailable(supervisor: Supervisor) -> None:
-    for status in supervisor.states():
-        if status.state == "starting":
-            show(f"calculon: server {status.name} is still starting; its tools are not listed", sys.stderr)
-        elif status.state not in ("ready", "disabled"):
-            show(f"calculon: server {status.name} is {status.state}: {status.last_error}", sys.stderr)
-        for reason in status.skipped:
-            show(f"calculon: server {status.name}: {reason}", sys.stderr)
-    if problem := supervisor.pinning.store.problem:
-        show(f"calculon: {problem}", sys.stderr)
-
-
 def tools(args: argparse.Namespace) -> int:
     async def body() -> int:
-        async with running_servers(args.config) as supervisor:
-            _warn_unavailable(supervisor)
+        async with running.running_servers(args.config) as supervisor:
+            running.warn_unavailable(supervisor)
             found = supervisor.list_tools()
         if args.query:
             show(_ranking(args, found), as_json=args.json)
@@ -147,7 +63,7 @@ def tools(args: argparse.Namespace) -> int:
             show(output.tools_json(found) if args.json else output.tools_text(found), as_json=args.json)
         return EXIT_OK
 
-    return _run(body())
+    return running.run(body())
 
 
 def _ranking(args: argparse.Namespace, found: list[ToolInfo]) -> str:
@@ -170,13 +86,13 @@ def servers(args: argparse.Namespace) -> int:
         return _fail(f"server {shown(args.server)} is not configured", EXIT_USAGE)
 
     async def body() -> int:
-        async with running_servers(args.config, args.server if accepting else "") as supervisor:
+        async with running.running_servers(args.config, args.server if accepting else "") as supervisor:
             if accepting:
                 return pinning.accept(supervisor, args)
             await pinning.report(supervisor, args.json)
         return EXIT_OK
 
-    return _run(body())
+    return running.run(body())
 
 
 def call(args: argparse.Namespace) -> int:
@@ -195,11 +111,11 @@ def call(args: argparse.Namespace) -> int:
         user = CliUser.from_args(args)
     except ValueError as exc:
         return _fail(f"--elicit: {exc}", EXIT_USAGE)
-    return _run(_call(args, arguments, user))
+    return running.run(_call(args, arguments, user))
 
 
 async def _call(args: argparse.Namespace, arguments: dict[str, Any], user: Any) -> int:
-    async with early_servers(args.config, _server_named_in(args)) as early:
+    async with running.early_servers(args.config, _server_named_in(args)) as early:
         from app.cli.calling import CallPermissions  # the SDK loads now, while the servers start
 
         permissions = CallPermissions(user, load_config(args.config), output.AskLog(sys.stderr))
@@ -211,7 +127,7 @@ async def _call_on(
 ) -> int:
     updates: list[progress.ProgressUpdate] = []
     try:
-        async with supervising(early, permissions.handlers, wait=False) as supervisor:
+        async with running.supervising(early, permissions.handlers, wait=False) as supervisor:
             await supervisor.wait_for_tool(args.tool, strict_settings().startup_wait_s)
             info = supervisor.resolve(args.tool)
             if info is not None:  # naming the tool on the command line is asking for this call
@@ -278,7 +194,7 @@ def ask_settings(args: argparse.Namespace) -> Settings:
 
 
 def ask(args: argparse.Namespace) -> int:
-    return _run(_ask(args, ask_settings(args)))
+    return running.run(_ask(args, ask_settings(args)))
 
 
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:
@@ -308,7 +224,9 @@ async def _ask(args: argparse.Namespace, settings: Settings) -> int:
             saving.close()
     saved = {"conversation_id": saving.conversation_id} if saving and saving.conversation_id else {}
     show(
-        json.dumps(outcome.to_dict() | saved, ensure_ascii=False) if args.json else outcome.answer,
+        json.dumps(outcome.to_dict() | saved, ensure_ascii=False)
+        if args.json
+        else output.answer_text(outcome),
         as_json=args.json,
     )
     if outcome.cancelled:

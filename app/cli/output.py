@@ -183,7 +183,17 @@ def _verdict(e: Any) -> str:
     if e.verified and e.untrusted:
         servers = ", ".join(dict.fromkeys(visible(server) for _, server in e.untrusted))
         return f" (NOT verified: numbers from {servers}, an untrusted server)"
+    if e.verdict == "computed":
+        return " (computed, NOT verified: check the formula)"
     return " (verified)" if e.verified else " (NOT verified)"
+
+
+def answer_text(outcome: Any) -> str:
+    """The answer as ``ask`` prints it; a computed one with the formula to check beneath it."""
+    if outcome.shown_verdict != "computed":
+        return str(outcome.answer)
+    formula = visible(outcome.formula) if outcome.formula else "see the tool calls above"
+    return f"{outcome.answer}\n\nComputed, not verified. Check the formula: {formula}"
 
 
 def _check(e: Any) -> str:

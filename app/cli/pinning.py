@@ -12,7 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from app.cli import EXIT_FAILED, EXIT_OK
+from app.cli.exits import EXIT_FAILED, EXIT_OK
 from app.cli.visible import show
 
 if TYPE_CHECKING:  # the parser imports this module; every command, `serve` too, would load the SDK

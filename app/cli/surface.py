@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from app.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.cli.visible import show
 
 
@@ -48,23 +48,23 @@ def _with_values(
 
 def run(args: argparse.Namespace) -> int:
     """The body of each of these commands, with the servers started and stopped around it."""
-    from app.cli.commands import _run
+    from app.cli import running  # here, not above: building the parser should not load the servers' code
 
     try:
         values = _pairs(getattr(args, "values", []))
     except ValueError as exc:
         show(f"calculon: {exc}", sys.stderr)
         return EXIT_USAGE
-    return _run(_with_servers(args, values))
+    return running.run(_with_servers(args, values))
 
 
 async def _with_servers(args: argparse.Namespace, values: dict[str, str]) -> int:
+    from app.cli import running
     from app.cli import surface_output as out
-    from app.cli.commands import _warn_unavailable, running_servers
     from app.mcp import surface
 
-    async with running_servers(args.config) as supervisor:
-        _warn_unavailable(supervisor)
+    async with running.running_servers(args.config) as supervisor:
+        running.warn_unavailable(supervisor)
         try:
             body = await _answer(args, values, supervisor)
         except surface.SurfaceError as exc:

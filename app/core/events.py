@@ -144,12 +144,16 @@ class CheckFinished(Event):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class AnswerReady(Event):
-    """The final answer; ``verified`` is None when Calculon mode is off. ``backing`` names
+    """The final answer and its verdict; ``verified`` is None when Calculon mode is off. ``backing`` names
     the source of each backed number: a tool call such as ``multiply(12, 7)``, or ``your message``."""
 
     kind: ClassVar[str] = "answer_ready"
     text: str
-    verified: bool | None = None
+    verified: bool | None = None  # True only for the verdict "verified"
+    # "verified", "computed" or "unverified" (app.core.tools.Verdict); None when Calculon mode is off
+    verdict: str | None = None
+    formula: str = ""  # what ran, the user's numbers labelled: "10 = 15 (goldfish) − 5 (were eaten)"
+    basis: str = ""  # one sentence: what the verdict rests on
     unbacked: tuple[str, ...] = ()
     backing: tuple[tuple[str, str], ...] = ()
     # numbers that only an untrusted server's result backs, each with that server: such an

@@ -14,6 +14,9 @@ from app.core.toolrun import CallRecord
 class TurnOutcome:
     answer: str = ""
     verified: bool | None = None
+    verdict: str | None = None  # verified, computed, unverified; None when Calculon mode is off
+    formula: str = ""
+    basis: str = ""
     unbacked: tuple[str, ...] = ()
     backing: tuple[tuple[str, str], ...] = ()  # (number as written, its source)
     untrusted: tuple[tuple[str, str], ...] = ()  # (number, the untrusted server that alone backs it)
@@ -21,6 +24,13 @@ class TurnOutcome:
     events: list[ev.Event] = dataclasses.field(default_factory=list)
     cancelled: bool = False
     error: str = ""
+
+    @property
+    def shown_verdict(self) -> str | None:
+        """The verdict as shown: numbers only an untrusted server gave are never verified."""
+        if self.verdict == "verified" and self.untrusted:
+            return "computed"
+        return self.verdict
 
     def to_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -31,6 +41,7 @@ class TurnOutcome:
         if self.verified is not None:
             # a number only an untrusted server gave is not verified: it is "from SERVER"
             body.update(verified=self.verified and not self.untrusted, unbacked_numbers=list(self.unbacked))
+            body.update(verdict=self.shown_verdict, formula=self.formula, basis=self.basis)
             servers = dict(self.untrusted)
             body["numbers"] = [
                 {"text": t, "source": source, **({"from_server": servers[t]} if t in servers else {})}

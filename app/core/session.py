@@ -18,7 +18,8 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from fractions import Fraction
+from typing import Any, cast
 
 from app.core import events as ev
 from app.core import running
@@ -39,12 +40,16 @@ from app.core.tools import (
     USER_SOURCE,
     AnswerVerifier,
     ApprovalPolicy,
+    CallFact,
     CheckResult,
     Source,
     ToolInfo,
     ToolProvider,
     ToolResult,
     ToolSelector,
+    TurnFacts,
+    Verdict,
+    VerdictJudge,
 )
 
 logger = logging.getLogger(__name__)
@@ -96,6 +101,7 @@ class ChatSession:
         self.running = running.RunningCalls()
         self.history: list[Message] = []
         self._sources: list[Source] = []  # user words and tool results: what may back a number
+        self._earlier: Fraction | None = None  # the last answer's result, where it was verified
         self._sinks: list[ev.EventSink] = []
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
@@ -122,12 +128,14 @@ class ChatSession:
     def reset(self) -> None:
         self.history.clear()
         self._sources.clear()
+        self._earlier = None
 
     def restore(self, history: list[Message], sources: list[Source]) -> None:
         """Continue a saved conversation (:mod:`app.history`): its messages and what backs its numbers,
         each server's results trusted as the settings say now."""
         marked = [dataclasses.replace(s, trusted=self.trusted(s.server)) if s.server else s for s in sources]
         self.history[:], self._sources[:] = history, marked
+        self._earlier = None  # a reopened conversation's "that" is not taken as established
 
     async def run_turn(self, text: str) -> TurnOutcome:
         if self._task is not None:
@@ -164,6 +172,7 @@ class _Turn:
         self.specs: tuple[ToolSpec, ...] = ()  # the tools offered at the latest step
         self.echoes = 0
         self.outcome = TurnOutcome()
+        self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
         self.started = time.perf_counter()
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None:
@@ -193,6 +202,7 @@ class _Turn:
         else:
             self.s.history.extend(self.messages)
             self.s._sources.extend(self.sources)
+            self.s._earlier = self.earlier
         duration = (time.perf_counter() - self.started) * 1000
         self.emit(ev.TurnFinished, cancelled=self.outcome.cancelled, failed=failed, duration_ms=duration)
         return self.outcome
@@ -346,19 +356,40 @@ class _Turn:
                 numbers = ", ".join(check.unbacked)
                 self.messages.append(Message("user", REASK_TEMPLATE.format(numbers=numbers)))
                 return True
+        verdict = self._verdict(answer, check) if verified is not None else None
         outcome = self.outcome
-        outcome.answer, outcome.verified, outcome.unbacked = answer, verified, check.unbacked
+        outcome.answer, outcome.unbacked = answer, check.unbacked
+        outcome.verdict = verdict.kind if verdict else None
+        outcome.verified = None if verdict is None else verdict.kind == "verified"
+        outcome.formula, outcome.basis = (verdict.formula, verdict.basis) if verdict else ("", "")
         outcome.backing = check.backing if verified is not None else ()
         outcome.untrusted = check.untrusted if verified is not None else ()
+        if verdict is not None and outcome.shown_verdict == "verified":
+            self.earlier = verdict.value
         self.emit(
             ev.AnswerReady,
             text=answer,
-            verified=verified,
+            verified=outcome.verified,
+            verdict=outcome.shown_verdict,
+            formula=outcome.formula,
+            basis=outcome.basis,
             unbacked=check.unbacked,
             backing=outcome.backing,
             untrusted=outcome.untrusted,
         )
         return False
+
+    def _verdict(self, answer: str, check: CheckResult) -> Verdict:
+        """What the answer is shown as; a verifier that cannot weigh formulas says only whether
+        every number is backed."""
+        if not hasattr(self.s.verifier, "judge"):
+            return Verdict("verified" if check.verified else "unverified")
+        judge = cast(VerdictJudge, self.s.verifier)
+        calls = tuple(
+            CallFact(c.tool, c.arguments, c.result, c.is_error, call_label(c.tool, c.arguments))
+            for c in self.outcome.tool_calls
+        )
+        return judge.judge(answer, check, TurnFacts(self.user_text, calls, self.s._earlier))
 
 
 def call_label(tool: str, arguments: Mapping[str, Any]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, Protocol
 
 
@@ -85,6 +86,50 @@ class CheckResult:
 class AnswerVerifier(Protocol):
     def check(self, answer: str, sources: Sequence[str | Source]) -> CheckResult:
         """Check every number in ``answer`` against ``sources`` (user words, tool results)."""
+        ...
+
+
+VERDICTS = ("verified", "computed", "unverified")
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """What an answer is shown as. ``kind``: "verified" (every number backed and the formula
+    established), "computed" (every number backed; the formula is the model's reading, to be
+    checked by the person), "unverified" (a number is not backed). ``formula``: what ran,
+    the user's numbers labelled; ``basis``: one sentence on what was checked; ``value``: the
+    result the next question may call "that"."""
+
+    kind: str
+    formula: str = ""
+    basis: str = ""
+    value: Fraction | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CallFact:
+    """A finished call of this turn, as a verdict sees it; ``label``: ``multiply(12, 7)``."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    result: str
+    is_error: bool
+    label: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnFacts:
+    """What a verdict weighs besides the answer: the user's own question, this turn's calls,
+    and the previous answer's result where that was verified ("now add 16 to that")."""
+
+    asked: str
+    calls: tuple[CallFact, ...] = ()
+    earlier: Fraction | None = None
+
+
+class VerdictJudge(Protocol):
+    def judge(self, answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
+        """The verdict on an answer whose numbers ``check`` has checked."""
         ...
 
 

@@ -225,10 +225,19 @@ class TraceStore:
         )
 
     def _on_answer_ready(self, event: ev.AnswerReady) -> None:
-        badge = {True: " ✓ verified", False: " ✗ unverified", None: ""}[event.verified]
-        node = TraceNode("answer", f"Answer{badge}", started=event.ts, status="ok")
+        kind = event.verdict or {True: "verified", False: "unverified", None: ""}[event.verified]
+        badge = {"verified": " ✓ verified", "computed": " ≈ computed", "unverified": " ✗ unverified"}
+        said = event.formula if kind == "computed" else event.basis  # what was checked, or what to check
+        label = f"Answer{badge.get(kind, '')}" + (f" · {said}" if said else "")
+        node = TraceNode("answer", label, started=event.ts, status="ok")
         node._parts.append(event.text)
-        node.data.update(verified=event.verified, unbacked=list(event.unbacked))
+        node.data.update(
+            verified=event.verified,
+            verdict=kind or None,
+            formula=event.formula,
+            basis=event.basis,
+            unbacked=list(event.unbacked),
+        )
         self._insert(self._turns[event.turn_id], node)
 
     def _on_notice(self, event: ev.Notice) -> None:

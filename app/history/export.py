@@ -76,6 +76,8 @@ def _tool_call(body: Body) -> list[str]:
 def _verdict(body: Body) -> str:
     if body["verified"] is None:
         return "Calculon mode was off: numbers not checked."
+    if body.get("verdict") == "computed":
+        return f"≈ computed, not verified: check the formula: {body.get('formula') or 'see the tool calls'}"
     if not body["verified"]:
         return f"✗ unverified: {', '.join(body['unbacked'])}"
     sources = "; ".join(f"{number} ← {source}" for number, source in body["backing"])

@@ -47,6 +47,7 @@ class Bubble(QFrame):
         self.header.clicked.connect(self.toggle)
         self.badge = QLabel(self)
         self.badge.setTextFormat(Qt.TextFormat.PlainText)
+        self.badge.setWordWrap(True)  # a computed answer's formula can be long
         self.badge.hide()
         self.body = TextView(self)
         self._layout(title)

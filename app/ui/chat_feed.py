@@ -119,13 +119,17 @@ class ChatFeed:
             self.pane.add_bubble(bubble)
         bubble.set_source(event.text)
         bubble.set_title("Answer")
-        if event.verified is True and event.untrusted:
+        kind = verdict.kind_of(event.verdict, event.verified)
+        if kind == "verified" and event.untrusted:
             bubble.set_badge(verdict.untrusted_badge_text(event.untrusted), theme.RUNNING_COLOUR)
             bubble.badge.setToolTip(verdict.badge_tooltip(event.backing, event.untrusted))
-        elif event.verified is True:
-            bubble.set_badge(verdict.badge_text(event.backing), theme.OK_COLOUR)
-            bubble.badge.setToolTip(verdict.badge_tooltip(event.backing))
-        elif event.verified is False:
+        elif kind == "verified":
+            bubble.set_badge(verdict.badge_text(event.backing, event.formula), theme.OK_COLOUR)
+            bubble.badge.setToolTip(verdict.badge_tooltip(event.backing, basis=event.basis))
+        elif kind == "computed":
+            bubble.set_badge(verdict.computed_badge_text(event.formula), theme.RUNNING_COLOUR)
+            bubble.badge.setToolTip(verdict.computed_tooltip(event.basis, event.backing))
+        elif kind == "unverified":
             bubble.set_badge(f"✗ unverified: {', '.join(event.unbacked)}", theme.BAD_COLOUR)
             bubble.mark_unbacked(event.unbacked)
 

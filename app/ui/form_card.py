@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QListWidg
 
 from app.core import asking as q
 from app.core import forms
-from app.ui.ask_cards import Card
+from app.ui.card import Card
 
 
 class FormEditors:

@@ -10,6 +10,7 @@ import pytest
 from app.llm.scripted import ScriptedBackend
 from bench import _calculon_check as check
 from bench import _calculon_questions as questions
+from bench import _calculon_sets as sets
 from bench import calculon_verified as bench
 
 pytestmark = pytest.mark.anyio
@@ -55,15 +56,25 @@ def test_the_question_set_is_stratified_and_keyed_from_its_own_operands():
     assert questions.all_questions() == found  # a fixed seed: the same set on every run
 
 
-async def test_the_harness_counts_right_made_up_and_leaked_answers_as_scripted():
-    chosen = bench.select(questions.all_questions(), None, 3)
-    backend = ScriptedBackend(bench.scripted_steps(chosen))
+async def test_the_harness_counts_verdicts_and_the_badge_error_rate_as_scripted():
+    chosen = [[q] for q in sets.select(questions.all_questions(), 3)]
+    flat = [c[0] for c in chosen]
+    backend = ScriptedBackend(bench.scripted_steps(flat))
     runs, label = await bench.run_model("smollm2-135m-instruct", chosen, backend)
     figures = bench.figures(runs)
 
-    never_backed = [i for i in range(len(runs)) if i % 5 == 4]
-    assert label == "scripted" and len(runs) == len(chosen) == 24
-    assert figures["correct_verified"] == len(runs) - len(never_backed)
+    never_backed = {i for i in range(len(runs)) if i % 5 == 4}
+    assert label == "scripted" and len(runs) == len(flat) == 24
+    assert {i for i, r in enumerate(runs) if r.verdict == "unverified"} == never_backed
     assert figures["unbacked_anywhere"] == len(never_backed)
     assert figures["leaked"] == 0 and figures["verified_wrong"] == 0
-    assert "| **all** | 20/24 (83%) | 0 | 0 (of 4) |" in "\n".join(bench.table(runs))
+    # the scripted answers are right: written-out arithmetic is verified, word problems only computed
+    written = {"one_op", "pemdas", "big", "impossible"}
+    assert all(
+        r.verdict == "verified" for i, r in enumerate(runs) if r.category in written and i not in never_backed
+    )
+    assert all(
+        r.verdict == "computed" for i, r in enumerate(runs) if r.category == "word" and i not in never_backed
+    )
+    assert figures["correct"] == len(runs) - len(never_backed)
+    assert f"| **all** | 0/{figures['verified']} (0%) |" in "\n".join(bench.table(runs))

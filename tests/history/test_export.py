@@ -37,6 +37,29 @@ def test_markdown_has_the_question_each_call_with_arguments_and_result_and_the_v
     assert text.endswith("## Answer\n\nIt is 42.\n\n**✓ verified · 42 ← add(2, 40)**\n")
 
 
+def test_a_computed_answer_is_exported_with_its_formula_and_replays_with_its_verdict():
+    turn = a_turn("t1", "Sam had 2 pens and got 40 more. How many now?", "He has 42.")
+    computed = ev.AnswerReady(
+        turn_id="t1",
+        text="He has 42.",
+        verified=False,
+        verdict="computed",
+        formula="42 = 2 (Sam had pens) + 40 (got more)",
+        basis="The formula is the model's reading of your words: check it.",
+    )
+    turn[-2] = computed
+    history, conversation_id = saved(turn)
+    conversation = history.get(conversation_id)
+    assert conversation is not None
+    bodies = history.event_bodies(conversation_id)
+    text = to_markdown(conversation, bodies)
+    history.close()
+    assert "**≈ computed, not verified: check the formula: 42 = 2 (Sam had pens) + 40 (got more)**" in text
+    assert "✓ verified" not in text
+    replayed = [event_from_dict(b) for b in bodies if b["kind"] == "answer_ready"]
+    assert [(e.verdict, e.formula, e.verified) for e in replayed] == [("computed", computed.formula, False)]
+
+
 def test_a_json_export_replays_as_the_same_events(tmp_path):
     events = a_turn("t1", "What is 2 + 40?", "It is 42.")
     history, conversation_id = saved(events)

@@ -100,5 +100,5 @@ def test_a_wrong_gemini_answer_is_reasked_with_the_calculator_on_offer_and_ends_
     assert all({"multiply", "add", "evaluate", "convert"} <= names for names in offered), offered
     assert [c["tool"] for c in turn["tool_calls"]] == ["multiply"]
     assert turn["tool_calls"][0]["result"] == "7006652"
-    assert (turn["answer"], turn["verified"]) == ("1234 × 5678 = 7006652.", True)
+    assert (turn["answer"], turn["verified"], turn["verdict"]) == ("1234 × 5678 = 7006652.", True, "verified")
     assert {"text": "7006652", "source": "multiply(1234, 5678)"} in turn["numbers"]

@@ -243,14 +243,14 @@ def test_a_reply_that_starts_making_up_a_tool_result_ends_there() -> None:
 def test_the_operands_come_from_the_users_words_never_from_the_apps_reask() -> None:
     question = "What is 12 times 7?"
     asked = ModelRequest("", (Message("user", question),), calculator_tools(), backed=(question,))
-    ops = operands_for(asked, backed_forms([question]), every=True)
+    ops = operands_for(asked, backed_forms([question]), one_call=True)
     assert ops is not None and sorted(f for slot in ops.slots for f in slot) == ["12", "7"]
     reask = (
         Message("assistant", "It is 85."),
         Message("user", "Your answer contains numbers no tool returned: 85."),
     )
     again = ModelRequest("", (*asked.messages, *reask), calculator_tools(), backed=(question,))
-    assert operands_for(again, backed_forms([question]), every=True) is None
+    assert operands_for(again, backed_forms([question]), one_call=True) is None
 
 
 def test_a_call_written_where_none_may_be_made_ends_the_reply() -> None:

@@ -37,16 +37,6 @@ def written(items: tuple[Item, ...] | list[Item]) -> str:
         ("I had $346 and spent $10. How much is left?", "346 - 10"),
         ("273 apples are shared equally among 6 children. How many does each child get?", "273 / 6"),
         ("Tickets cost $5 each. How much do 3 tickets cost?", "5 ? 3"),
-        # Like amounts that no operator word joins: added, unless paid out, used up or compared.
-        ("We drove 174 miles before lunch and 22 miles after. How far did we drive?", "174 + 22"),
-        ("My account had $315 and I withdrew $19. What is the balance?", "315 - 19"),
-        ("The temperature was 466 degrees and fell by 5 degrees. What is it now?", "466 - 5"),
-        ("Tom is 150 cm tall and Sam is 130 cm tall. How much taller is Tom?", "150 - 130"),
-        # A rate divides an amount by it when asked how many of its periods, multiplies a count of them.
-        ("A 258 page book is read at 25 pages a day. How many days does it take?", "258 / 25"),
-        ("At 25 pages a day, how many days does a 258 page book take?", "258 / 25"),
-        ("I save $464 a week. How much do I save in 14 weeks?", "464 * 14"),
-        ("How many times does 34 go into 528?", "528 / 34"),
         ("One ticket costs $692. What do 6 tickets cost?", "692 ? 6"),  # "one" says what $692 is for
         ("What is one plus 5?", "1 + 5"),
         ("How much is a 20% tip on a $95 bill?", "20 * 95"),
@@ -56,6 +46,24 @@ def written(items: tuple[Item, ...] | list[Item]) -> str:
     ],
 )
 def test_the_words_give_the_order_and_the_operators(question, reading):
+    assert written(read(question)) == reading
+
+
+@pytest.mark.parametrize(
+    ("question", "reading"),
+    [
+        # A story's operation is the model's reading: the grammar forces none (issue 25: forced
+        # story rules wrote "5 * 15" for "15 goldfish ... 5 were eaten", marked verified).
+        ("We drove 174 miles before lunch and 22 miles after. How far did we drive?", "174 ? 22"),
+        ("My account had $315 and I withdrew $19. What is the balance?", "315 ? 19"),
+        ("Tom is 150 cm tall and Sam is 130 cm tall. How much taller is Tom?", "150 ? 130"),
+        ("A 258 page book is read at 25 pages a day. How many days does it take?", "258 ? 25"),
+        ("I save $464 a week. How much do I save in 14 weeks?", "464 ? 14"),
+        ("Paige raised 15 goldfish. 5 were eaten. How many goldfish remained?", "15 ? 5"),
+        ("Sam had 10 apples left after lunch. He bought 5 more. How many does he have?", "10 ? 5"),
+    ],
+)
+def test_a_story_leaves_the_operator_to_the_model(question, reading):
     assert written(read(question)) == reading
 
 

@@ -14,7 +14,8 @@ from app.core.messages import ToolCall
 from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings
-from app.ui.ask_cards import Card, CardUser
+from app.ui.ask_cards import CardUser
+from app.ui.card import Card
 from app.ui.main import build_window
 from tests.everything import everything_entry
 from tests.mcp.helpers import script_entry

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ui.verdict import badge_text, badge_tooltip
+from app.ui.verdict import badge_text, badge_tooltip, computed_badge_text, computed_tooltip
 
 
 def test_the_badge_names_the_call_behind_each_tool_backed_number():
@@ -10,7 +10,7 @@ def test_the_badge_names_the_call_behind_each_tool_backed_number():
     assert badge_text(backing) == "✓ verified · 84 ← multiply(12, 7)"
     tooltip = badge_tooltip(backing)
     assert "84 ← multiply(12, 7)" in tooltip and "12 — from your message" in tooltip
-    assert "not that the right operation was chosen" in tooltip
+    assert "spells out this calculation" in tooltip
 
 
 def test_a_long_list_of_sources_is_shortened_on_the_badge_but_whole_in_the_tooltip():
@@ -21,3 +21,16 @@ def test_a_long_list_of_sources_is_shortened_on_the_badge_but_whole_in_the_toolt
 
 def test_an_answer_with_only_the_user_s_numbers_says_verified_alone():
     assert badge_text((("5", "your message"),)) == "✓ verified"
+
+
+def test_a_verified_badge_shows_the_established_formula():
+    assert badge_text((("84", "multiply(12, 7)"),), "84 = 12 × 7") == "✓ verified · 84 = 12 × 7"
+
+
+def test_a_computed_badge_asks_for_the_formula_to_be_checked_and_never_says_verified():
+    formula = "10 = 15 (Paige raised goldfish) − 5 (were eaten)"
+    text = computed_badge_text(formula)
+    assert text == f"≈ computed, check the formula: {formula}" and "verified" not in text
+    tip = computed_tooltip("The formula is the model's reading of your words: check it.", ())
+    assert tip.startswith("Computed, not verified") and "reading of your words" in tip
+    assert computed_badge_text("x" * 500).endswith("…")

@@ -7,14 +7,16 @@ words hold more than the model reads from them:
 
 - the numbers go into the calculation in the order written, except where
   English turns them round ("B less than A", "subtract B from A", "half of A");
-- a word or sign between two numbers names the operator between them ("minus",
-  "shared among", "of" after a percentage, "/"); in a question with two numbers
-  and no such word, the one kind of operation its words name ("spent ... left",
-  "leak out ... remain") joins them;
+- a word or sign close between two numbers names the operator between them ("minus",
+  "shared among", "of" after a percentage, "/"); a word anywhere else in a story
+  ("spent ... left") names nothing: which operation a story needs is the model's
+  reading, and the verdict says so (:mod:`app.calculon.verdict`);
 - a bracket the user wrote, and the numbers "the average of" lists, are a group.
 
 A reading only narrows what the call's grammar admits (:mod:`ordered`); the
 model still writes the call, and where the words are silent any operator goes.
+No reading makes a number compulsory: word problems carry numbers the question
+does not use.
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ import itertools
 import re
 from collections.abc import Iterator, Sequence
 
+from app.calculon.transcript import transcribe
 from app.core.numbers import Mention, find_numbers
-from app.llm.local import story
 from app.llm.local.backed import exact_forms
 
 ANY = "+-*/^%"
+MAX_JOIN_WORDS = 6  # "273 apples are shared equally among 6": more words between, and it is a story
 _SIGNS = {"%": "%", "+": "+", "-": "-", "−": "-", "*": "*", "×": "*", "x": "*", "/": "/", "÷": "/"}
 _SIGNS |= {"^": "^", "**": "^"}
 _CUES = {  # words that name one kind of operation, wherever they stand
@@ -45,6 +48,7 @@ _PERCENT_ON = re.compile(r"\b(?:on|of)\b", re.IGNORECASE)  # after a percentage:
 _LESS_THAN = re.compile(r"\b(?:less|fewer|smaller|lower) than\b", re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
 _TAKING = re.compile(r"\b(?:subtract\w*|take|takes|deduct\w*|remove)\b", re.IGNORECASE)
+HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.IGNORECASE)  # group 1: what the question counts
 _AVERAGE_OF = re.compile(r"\b(?:average|mean) of\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[?!;]|\.(?!\d)")
 _GROUP = re.compile(r"\((?=[^()]*[0-9][^()]*[-+*/×÷^][^()]*[0-9])[-+*/×÷^0-9.,%\s]+\)")
@@ -108,7 +112,7 @@ def counted_words(text: str) -> frozenset[str]:
     """What the user's numbers count ("books" of "58 books") and what the question asks how
     many of ("days" of "how many days")."""
     units = {leaf.unit for leaf in leaves(read(text)) if leaf.unit}
-    return frozenset(units | set(story.HOW_MANY.findall(text)))
+    return frozenset(units | set(HOW_MANY.findall(text)))
 
 
 def leaves(items: Sequence[Item]) -> list[Item]:
@@ -191,8 +195,9 @@ def _reordered(text: str, items: list[Item]) -> list[Item]:
 
 
 def _joined(text: str, items: list[Item]) -> list[Item]:
-    """Each item's join from the words before it; with two numbers and no such word, from the
-    one kind of operation the whole question names, or else from its story (:mod:`story`)."""
+    """Each item's join from the words right before it. Where the words between two numbers
+    name no operation, any operator goes: a story's operation is the model's reading, never
+    forced here ("15 goldfish ... 5 were eaten" is not forced to either)."""
     out = [items[0]] if items else []
     for previous, item in itertools.pairwise(items):
         if item.join != ANY:
@@ -201,16 +206,17 @@ def _joined(text: str, items: list[Item]) -> list[Item]:
         lo, hi = sorted((previous.end, item.start))
         percent = previous.text.endswith(("%", "percent"))
         out.append(dataclasses.replace(item, join=_between(text[lo:hi], percent)))
-    if len(out) == 2 and out[1].join == ANY:
+    if len(out) == 2 and out[1].join == ANY and transcribe(text) is not None:
+        # "Multiply 80 by 12": written-out arithmetic whose operator word stands first
         named = [op for op, cue in _CUE.items() if cue.search(text)]
         if len(named) == 1:
             out[1] = dataclasses.replace(out[1], join=named[0])
-        elif not named:
-            out = list(story.joined(text, out[0], out[1]) or out)
     return out
 
 
 def _between(words: str, after_percent: bool = False) -> str:
+    if len(_WORD.findall(words)) > MAX_JOIN_WORDS or _SENTENCE_END.search(words):
+        return ANY  # an operator word far from the numbers is part of a story, not a join
     bare = words.strip(" ()$€£,")
     if bare in _SIGNS:
         return _SIGNS[bare]

@@ -23,6 +23,7 @@ from typing import Literal
 
 import llama_cpp
 
+from app.calculon.transcript import transcribe
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.backed import BackedForms, backed_forms, result_units
@@ -97,7 +98,7 @@ class StepRunner:
                 return answer_only(None)
             result, head, units = last_result_forms(request), head_forms(request), answer_units(request)
             return answer_only(forms, result, head, units, formulas(request))
-        ops = operands_for(request, forms, every=limit == 1)
+        ops = operands_for(request, forms, one_call=limit == 1)
         return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
 
     def _decode(
@@ -210,15 +211,19 @@ class StepRunner:
         return []
 
 
-def operands_for(request: ModelRequest, forms: BackedForms | None, *, every: bool) -> Operands | None:
+def operands_for(request: ModelRequest, forms: BackedForms | None, *, one_call: bool) -> Operands | None:
     """In Calculon mode, on the step that answers a user message: the user's numbers the call
-    must use (each once; all of them, when this is the one call the model may make)."""
+    may use, each at most as often as written. All of them only where this is the one call
+    the model may make and the user wrote the arithmetic out ("12 times 7"): a word problem
+    carries numbers its question does not use, and forcing them in wrote ``5 * 15`` for
+    "15 goldfish, 5 were eaten" and ``100 * 5 * 3 * 5000`` for "3 kids ... 20% of 5000"."""
     last = request.messages[-1] if request.messages else None
     if forms is None or request.backed is None or last is None or last.role != "user":
         return None
     if last.text not in request.backed:  # the app's own re-ask, not the user's words
         return None
     free = backed_forms(t for t in request.backed if t != last.text).arguments
+    every = one_call and transcribe(last.text) is not None
     return operands(last.text, free | ({"100"} if forms.percent else set()), every=every)
 
 

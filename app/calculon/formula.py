@@ -1,0 +1,99 @@
+"""The formula behind a computed answer, written so a person can check the reading: each of
+their numbers labelled with their own words for it.
+
+``10 = 15 (Paige raised goldfish in the pond) − 5 (were eaten)``: the calculator worked out
+the right side; whether it is the right calculation is the person's call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from app.core.numbers import Mention, find_numbers
+from app.core.tools import CallFact
+
+_TYPED = {"add": "+", "subtract": "−", "multiply": "×", "divide": "÷", "power": "^", "mod": "mod"}
+_SHOWN = str.maketrans({"*": "×", "/": "÷", "-": "−"})
+_BOUNDARY = re.compile(r"[.?!;:,]\s|[.?!;:]$|\bbut\b|\band\b|\bthen\b", re.IGNORECASE)
+_WORD = re.compile(r"[$€£]?[A-Za-z][A-Za-z'’-]*")
+# Words that say nothing about which number is which: left out of a label.
+_FILLER = frozenset(
+    ["a", "an", "the", "what", "whats", "is", "are", "how", "many", "much", "of", "to", "do", "does", "did"]
+)
+MAX_LABEL_WORDS = 6
+_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
+
+
+def labelled_formula(asked: str, calls: Sequence[CallFact]) -> str:
+    """One line per successful call: ``result = formula``, the user's numbers labelled."""
+    mine = find_numbers(asked)
+    lines = []
+    for call in calls:
+        if call.is_error:
+            continue
+        lines.append(f"{_result_text(call.result)} = {_labelled(_expression(call), asked, mine)}")
+    return "; ".join(lines)
+
+
+def result_values(result: str) -> list[Fraction]:
+    """The values a tool result states, the calculator's rounding note left out."""
+    return [v for m in find_numbers(_NOTE.sub(" ", result)) for v in m.values()]
+
+
+def _result_text(result: str) -> str:
+    mentions = find_numbers(_NOTE.sub(" ", result))
+    if not mentions:
+        return " ".join(result.split())[:40]
+    head = result[: mentions[0].end]
+    # "811/23 ≈ 35.26…": the rounded value is what a person reads
+    return (
+        mentions[1].text
+        if len(mentions) > 1 and "≈" in result[mentions[0].end : mentions[1].start]
+        else (mentions[0].text if len(head) > 40 else head.strip())
+    )
+
+
+def _expression(call: CallFact) -> str:
+    args: Mapping[str, Any] = call.arguments
+    name = call.tool.rsplit(".", 1)[-1]
+    if isinstance(args.get("expression"), str):
+        return " ".join(str(args["expression"]).split()).translate(_SHOWN)
+    values = list(args.values())
+    if name in _TYPED and len(values) == 2:
+        return f"{_arg(values[0])} {_TYPED[name]} {_arg(values[1])}"
+    return f"{name}({', '.join(_arg(v) for v in values)})"
+
+
+def _arg(value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _labelled(expression: str, asked: str, mine: list[Mention]) -> str:
+    out, last = [], 0
+    for mention in find_numbers(expression):
+        out.append(expression[last : mention.end])
+        label = _label(asked, mine, set(mention.values()))
+        if label:
+            out.append(f" ({label})")
+        last = mention.end
+    out.append(expression[last:])
+    return "".join(out)
+
+
+def _label(asked: str, mine: list[Mention], values: set[Fraction]) -> str:
+    """The user's words around the number they wrote: the clause it stands in, nearest first."""
+    found = next((m for m in mine if set(m.values()) & values), None)
+    if found is None:
+        return ""
+    start = max((b.end() for b in _BOUNDARY.finditer(asked, 0, found.start)), default=0)
+    stop = next((b.start() for b in _BOUNDARY.finditer(asked, found.end)), len(asked))
+    before = [w for w in _WORD.findall(asked[start : found.start]) if w.lower() not in _FILLER]
+    after = [w for w in _WORD.findall(asked[found.end : stop]) if w.lower() not in _FILLER]
+    words = before[-4:] + after[: MAX_LABEL_WORDS - min(4, len(before))]
+    return " ".join(words[:MAX_LABEL_WORDS])

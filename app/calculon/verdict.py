@@ -1,0 +1,119 @@
+"""The verdict on an answer: verified, computed or unverified, and what was checked.
+
+- **verified**: every number is backed, and the formula is established: the user's words
+  spell the arithmetic out (:mod:`app.calculon.transcript`), it was worked out here apart
+  from the model, a tool's result agrees, and the answer states that result. Questions with
+  no number at all, answered from tools that were given none ("what time is it in Tokyo"),
+  are lookups: there is no formula to get wrong.
+- **computed**: every number is backed, but the formula is the model's reading of a story.
+  The answer comes with that formula, each of the user's numbers labelled with their own
+  words for it, so the person can check the reading. Never shown as verified.
+- **unverified**: a number in the answer came from neither a tool nor the user.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from app.calculon.formula import labelled_formula, result_values
+from app.calculon.transcript import Transcript, transcribe
+from app.core.numbers import find_numbers
+from app.core.provenance import SourcePool, answer_mentions
+from app.core.tools import CallFact, CheckResult, Source, TurnFacts, Verdict
+
+
+def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
+    if not check.verified:
+        return Verdict(
+            "unverified", basis=f"No tool gave these and you did not: {', '.join(check.unbacked)}."
+        )
+    transcript = transcribe(facts.asked, facts.earlier)
+    if transcript is not None:
+        verdict = _established(transcript, answer, facts)
+        if verdict is not None:
+            return verdict
+    if _is_lookup(facts):
+        return Verdict("verified", basis="No arithmetic was asked: the numbers are the tools' own answers.")
+    formula = labelled_formula(facts.asked, facts.calls)
+    return Verdict("computed", formula=formula, basis=_why_computed(transcript, answer, facts))
+
+
+def _why_computed(transcript: Transcript | None, answer: str, facts: TurnFacts) -> str:
+    if transcript is None:
+        return "The formula is the model's reading of your words: check it."
+    if transcript.value is None:
+        return f"Your words spell out {transcript.shown}, which has no value, yet the answer gives one."
+    spelled = f"Your words spell out {transcript.shown}, which is {_plain(transcript.value)}"
+    if not any(_agrees(transcript, c) for c in facts.calls if not c.is_error):
+        return f"{spelled}; no tool's result agrees: check the formula that ran."
+    return f"{spelled}; the answer does not state that result."
+
+
+def _established(transcript: Transcript, answer: str, facts: TurnFacts) -> Verdict | None:
+    ok = [c for c in facts.calls if not c.is_error]
+    if transcript.value is None:  # "134 divided by 0": no value; the calculator must refuse it too
+        mine = {v for m in find_numbers(facts.asked) for v in m.values()}
+        own_only = all(set(m.values()) & mine for m in answer_mentions(answer) if not m.exempt)
+        if own_only and any(c.is_error for c in facts.calls):
+            return Verdict("verified", basis=f"Your words spell out {transcript.shown}, which has no value.")
+        return None
+    agreeing = [c for c in ok if _agrees(transcript, c)]
+    if not agreeing or not _states(answer, transcript):
+        return None
+    return Verdict(
+        "verified",
+        formula=f"{_plain(transcript.value)} = {transcript.shown}",
+        basis=(
+            f"Your words spell out {transcript.shown}; worked out apart from the model it is "
+            f"{_plain(transcript.value)}, and {agreeing[-1].label} agrees."
+        ),
+        value=transcript.value,
+    )
+
+
+def _agrees(transcript: Transcript, call: CallFact) -> bool:
+    target = transcript.value
+    assert target is not None
+    loose = transcript.approximate or not _exactly_written(call.result)
+    tolerance = abs(target) * Fraction(1, 10**12)
+    return any(v == target or (loose and abs(v - target) <= tolerance) for v in result_values(call.result))
+
+
+def _exactly_written(result: str) -> bool:
+    return "≈" not in result and "rounded" not in result
+
+
+def _states(answer: str, transcript: Transcript) -> bool:
+    """Whether the answer states the transcription's value (or a correct rounding of it)."""
+    assert transcript.value is not None
+    pool = SourcePool([Source(_decimal(transcript.value)), Source(_plain(transcript.value))])
+    return any(pool.backs(m) for m in answer_mentions(answer) if not m.exempt)
+
+
+def _is_lookup(facts: TurnFacts) -> bool:
+    if find_numbers(facts.asked):
+        return False
+    return not any(_numeric(value) for call in facts.calls for value in call.arguments.values())
+
+
+def _numeric(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    return isinstance(value, str) and bool(find_numbers(value))
+
+
+def _plain(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def _decimal(value: Fraction, digits: int = 40) -> str:
+    whole, rest = divmod(abs(value.numerator), value.denominator)
+    places = []
+    for _ in range(digits):
+        rest *= 10
+        digit, rest = divmod(rest, value.denominator)
+        places.append(str(digit))
+    sign = "-" if value < 0 else ""
+    return f"{sign}{whole}.{''.join(places)}" if value.denominator != 1 else f"{sign}{whole}"

@@ -1,0 +1,52 @@
+"""Public word problems for the Calculon bench, written by others: MAWPS.
+
+MAWPS (Koncel-Kedziorski et al., NAACL 2016) is kept out of this repository: its text comes
+from a public copy, and such data lives in the shared data folder, not in the code. The
+bench reads it from the first of:
+
+- ``$CALCULON_MAWPS`` (a ``.jsonl`` file);
+- ``bench/data/mawps.jsonl`` (ignored by git);
+- ``../shared/mawps/mawps.jsonl`` beside the checkout.
+
+One JSON object a line: ``{"id", "question", "answer", "equation"}``; ``docs/mawps.md``
+says where the copy came from and how it was made. Problems that are also in ASDiv or
+SVAMP were left out of it: those two corpora are held out for checking and are never
+used to tune anything here.
+
+A run takes a fixed random sample (seed below), so repeated runs ask the same questions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from fractions import Fraction
+from pathlib import Path
+
+from bench._calculon_questions import Question
+
+CATEGORY = "mawps"
+SEED = 20261202
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def mawps_path() -> Path | None:
+    named = os.environ.get("CALCULON_MAWPS")
+    places = [Path(named)] if named else []
+    places += [ROOT / "bench" / "data" / "mawps.jsonl", ROOT.parent / "shared" / "mawps" / "mawps.jsonl"]
+    return next((p for p in places if p.is_file()), None)
+
+
+def mawps_questions(sample: int = 0) -> list[Question]:
+    """The corpus, or a fixed sample of ``sample`` problems; FileNotFoundError names the places."""
+    path = mawps_path()
+    if path is None:
+        raise FileNotFoundError(
+            "MAWPS is not here: set CALCULON_MAWPS, or put mawps.jsonl in bench/data/ or ../shared/mawps/"
+        )
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [Question(r["question"], CATEGORY, Fraction(str(r["answer"]))) for r in rows]
+    if sample and sample < len(questions):
+        questions = random.Random(SEED).sample(questions, sample)
+    return questions

@@ -1,0 +1,33 @@
+"""The Calculon bench's question sets, each as a list of conversations (most of one question)."""
+
+from __future__ import annotations
+
+from bench._calculon_blind import blind_questions
+from bench._calculon_conversations import conversation_questions
+from bench._calculon_fresh import fresh_questions
+from bench._calculon_heldout import heldout_questions
+from bench._calculon_public import mawps_questions
+from bench._calculon_questions import CATEGORIES, Question, all_questions
+
+SETS = ("main", "heldout", "fresh", "blind", "conversation", "mawps")
+
+
+def questions_of(name: str, limit: int = 0, sample: int = 0) -> list[list[Question]]:
+    """Set ``name``; ``limit``: the first N of each category (N conversations for that set);
+    ``sample``: how many MAWPS problems (0: all)."""
+    if name == "conversation":
+        found = conversation_questions()
+        return found[:limit] if limit else found
+    if name == "mawps":
+        chosen = mawps_questions(sample)
+        return [[q] for q in (chosen[:limit] if limit else chosen)]
+    pool = {"heldout": heldout_questions, "fresh": fresh_questions, "blind": blind_questions}.get(
+        name, all_questions
+    )()
+    return [[q] for q in select(pool, limit)]
+
+
+def select(questions: list[Question], limit: int) -> list[Question]:
+    if not limit:
+        return questions
+    return [q for c in CATEGORIES for q in [q for q in questions if q.category == c][:limit]]

@@ -1,0 +1,83 @@
+"""The transcription: arithmetic the user wrote out, read strictly and worked out apart from
+the model. Checked against a labelled set of 454 phrasings (tests/data/transcriptions.jsonl),
+written apart from the rules: written-out arithmetic with its value, and messages that are not
+transcriptions (word problems with distracting numbers, chit-chat, dates), labelled "none"."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from app.calculon.transcript import transcribe
+
+LABELLED = [
+    json.loads(line)
+    for line in (Path(__file__).parents[1] / "data" / "transcriptions.jsonl").read_text("utf-8").splitlines()
+    if line.strip()
+]
+
+
+def test_the_labelled_set_is_large_and_mixed():
+    labels = [row["label"] for row in LABELLED]
+    assert len(LABELLED) >= 300
+    assert labels.count("none") >= 150 and labels.count("undefined") >= 10
+
+
+def test_no_message_labelled_as_a_story_is_ever_transcribed():
+    # A false transcription is the one way a wrong formula could be called established.
+    wrongly = [(row["text"], transcribe(row["text"])) for row in LABELLED if row["label"] == "none"]
+    assert [(text, t.shown) for text, t in wrongly if t is not None] == []
+
+
+def test_every_transcription_has_the_labelled_value():
+    found = [(row, transcribe(row["text"])) for row in LABELLED if row["label"] != "none"]
+    wrong = [
+        (row["text"], t.shown, t.value, row["label"])
+        for row, t in found
+        if t is not None and t.value != (None if row["label"] == "undefined" else Fraction(row["label"]))
+    ]
+    assert wrong == []
+
+
+def test_most_written_out_arithmetic_is_recognised():
+    written = [row for row in LABELLED if row["label"] != "none"]
+    missed = [row["text"] for row in written if transcribe(row["text"]) is None]
+    assert len(missed) <= len(written) // 10, missed
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "shown"),
+    [
+        ("What is 12 times 7?", 84, "12 × 7"),
+        ("(5 + 3) * 12", 96, "(5 + 3) × 12"),
+        ("What is 17 squared?", 289, "17 ^ 2"),
+        ("15% of 240", 36, "15% × 240"),
+        ("Subtract 86 from 650.", 564, "650 − 86"),
+        ("What is 40 less than 110?", 70, "110 − 40"),
+        ("What is the average of 43, 18 and 10?", Fraction(71, 3), "(43 + 18 + 10) ÷ 3"),
+        ("How many km is 144 miles?", Fraction("231.745536"), "144 miles in km"),
+        ("What is 7!", 5040, "7!"),
+        ("2 ** 20", 2**20, "2 ^ 20"),
+    ],
+)
+def test_written_out_arithmetic_is_worked_out_here(text, value, shown):
+    found = transcribe(text)
+    assert found is not None and found.value == value and found.shown == shown
+
+
+def test_that_stands_for_the_previous_result_only_when_it_is_known():
+    assert transcribe("Now add 16 to that.") is None
+    found = transcribe("Now add 16 to that.", Fraction(84))
+    assert found is not None and found.value == 100 and found.uses_earlier
+
+
+def test_arithmetic_with_no_value_is_recognised_as_such():
+    found = transcribe("What is 134 divided by 0?")
+    assert found is not None and found.value is None and found.shown == "134 ÷ 0"
+
+
+def test_a_power_too_big_to_work_out_is_not_worked_out():
+    assert transcribe("What is 99999 to the power of 99999?") is None

@@ -1,0 +1,113 @@
+"""The verdict on an answer: verified only where the formula is established (issue 25)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from app.calculon import CalculonMode
+from app.core.session import call_label
+from app.core.tools import USER_SOURCE, CallFact, Source, TurnFacts, Verdict
+
+PAIGE = (
+    "Paige raised 15 goldfish in the pond but stray cats loved eating them. 5 were eaten. "
+    "How many goldfish remained?"
+)
+FRED = (
+    "Last week Fred had 19 dollars and Jason had 16 dollars. They washed cars over the weekend and now "
+    "Fred has 40 dollars and Jason has 69 dollars. How much money did Fred earn?"
+)
+
+
+def call(tool: str, arguments: Mapping[str, Any], result: str, is_error: bool = False) -> CallFact:
+    return CallFact(tool, arguments, result, is_error, call_label(tool, arguments))
+
+
+def verdict(asked: str, calls: list[CallFact], answer: str, earlier: Fraction | None = None) -> Verdict:
+    mode = CalculonMode()
+    sources = [Source(asked, USER_SOURCE), *(Source(c.result, c.label) for c in calls if not c.is_error)]
+    return mode.judge(answer, mode.check(answer, sources), TurnFacts(asked, tuple(calls), earlier))
+
+
+def test_written_out_arithmetic_that_the_calculator_agrees_with_is_verified():
+    found = verdict("What is 12 times 7?", [call("multiply", {"a": 12, "b": 7}, "84")], "84")
+    assert found.kind == "verified"
+    assert found.formula == "84 = 12 × 7"
+    assert "multiply(12, 7) agrees" in found.basis
+
+
+def test_a_story_read_wrong_is_computed_never_verified():
+    found = verdict(PAIGE, [call("evaluate", {"expression": "5 * 15"}, "75")], "75 goldfish.")
+    assert found.kind == "computed"
+    assert found.formula.startswith("75 = 5 (were eaten) × 15 (")
+    assert "goldfish" in found.formula
+
+
+def test_a_story_read_right_is_still_only_computed():
+    found = verdict(PAIGE, [call("subtract", {"a": 15, "b": 5}, "10")], "10 goldfish remained.")
+    assert found.kind == "computed"
+    assert found.formula.startswith("10 = 15 (")
+
+
+def test_every_number_of_a_computed_formula_is_labelled_with_the_users_words():
+    found = verdict(FRED, [call("evaluate", {"expression": "40 - 19"}, "21")], "Fred earned 21 dollars.")
+    assert found.kind == "computed"
+    assert found.formula == "21 = 40 (now Fred has dollars) − 19 (Last week Fred had dollars)"
+
+
+def test_an_answer_that_restates_the_input_of_a_conversion_is_not_verified():
+    asked = "Convert 98.6 degrees Fahrenheit to Celsius."
+    calls = [call("fahrenheit_to_celsius", {"value": 98.6}, "37 °C")]
+    assert verdict(asked, calls, "98.6 °C").kind == "computed"
+    assert verdict(asked, calls, "It is 37 °C.").kind == "verified"
+
+
+def test_a_follow_up_on_a_verified_result_is_verified_and_on_an_unknown_one_computed():
+    calls = [call("add", {"a": 84, "b": 16}, "100")]
+    assert verdict("Now add 16 to that.", calls, "100", earlier=Fraction(84)).kind == "verified"
+    assert verdict("Now add 16 to that.", calls, "100").kind == "computed"
+    wrong = [call("add", {"a": 12, "b": 16}, "28")]
+    assert verdict("Now add 16 to that.", wrong, "28", earlier=Fraction(84)).kind == "computed"
+
+
+def test_numbers_from_anywhere_but_a_tool_or_the_user_are_unverified():
+    calls = [call("power", {"base": 17, "exponent": 2}, "289")]
+    found = verdict("What is 17 squared?", calls, "1234. 1234. 1234. 28")
+    assert found.kind == "unverified"
+    assert "1234" in found.basis
+
+
+def test_a_calculation_other_than_the_written_one_is_computed_with_the_reason():
+    found = verdict("What is 12 times 7?", [call("add", {"a": 12, "b": 7}, "19")], "19")
+    assert found.kind == "computed"
+    assert "12 × 7, which is 84" in found.basis and "no tool's result agrees" in found.basis
+
+
+def test_a_lookup_with_no_numbers_asked_is_verified():
+    calls = [call("get_time", {"timezone": "Asia/Tokyo"}, "2026-12-02 21:05 JST")]
+    assert verdict("What time is it in Tokyo?", calls, "It is 21:05.").kind == "verified"
+
+
+def test_a_tool_given_numbers_the_user_never_wrote_is_computed():
+    calls = [call("multiply", {"a": 24, "b": 3600}, "86400")]
+    assert verdict("How many seconds are in a day?", calls, "86400 seconds.").kind == "computed"
+
+
+def test_written_division_by_zero_refused_by_the_calculator_is_verified():
+    calls = [call("divide", {"a": 134, "b": 0}, "division by zero", is_error=True)]
+    said = "That is undefined: you cannot divide 134 by 0."
+    assert verdict("What is 134 divided by 0?", calls, said).kind == "verified"
+
+
+def test_a_rounded_statement_of_an_exact_quotient_is_verified():
+    calls = [call("divide", {"a": 811, "b": 23}, "811/23 ≈ 35.26086956521739130434782609")]
+    assert verdict("What is 811 divided by 23?", calls, "About 35.26.").kind == "verified"
+    assert verdict("What is 811 divided by 23?", calls, "About 35.27.").kind == "unverified"
+
+
+def test_a_number_the_user_left_out_of_the_arithmetic_means_no_transcription():
+    asked = "I have 3 kids and earn 5000 dollars a month. What is 20% of my monthly pay?"
+    found = verdict(asked, [call("evaluate", {"expression": "20% * 5000"}, "1000")], "1000 dollars.")
+    assert found.kind == "computed"
+    assert "monthly pay" in found.formula
