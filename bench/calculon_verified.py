@@ -18,7 +18,8 @@ here, apart from the rules), ``conversation`` (follow-ups on earlier results) an
 
     python -m bench calculon_verified [--set main|heldout|fresh|blind|conversation|mawps ...]
                                       [--model ID ...|all] [--limit N] [--sample N] [--cold N]
-                                      [--backend local|scripted] [--no-write] [--json FILE]
+                                      [--gguf FILE] [--backend local|scripted] [--no-write]
+                                      [--json FILE]
 
 ``--backend scripted`` replays the right call and a right or made-up answer, to test the
 harness itself; only ``local`` runs write docs/benchmarks.md.
@@ -79,7 +80,11 @@ def is_correct(question: Question, answer: str, calls: int) -> bool:
     return states_result(answer, question.expected, question.text)
 
 
-async def ask(engine: Any, question: Question, *, alone: bool = True) -> Run:
+async def ask(
+    engine: Any, question: Question, *, alone: bool = True, earlier: list[str] | None = None
+) -> Run:
+    """One question; ``earlier``: what the conversation so far said (its questions and results),
+    which may back numbers too, extended with this turn's."""
     from app.core import events as ev
 
     seen: list[Any] = []
@@ -91,6 +96,9 @@ async def ask(engine: Any, question: Question, *, alone: bool = True) -> Run:
         engine.session.reset()  # each question stands alone
     engine.unsubscribe(seen.append)
     sources = [question.text, *(c.result for c in outcome.tool_calls if not c.is_error)]
+    if earlier is not None:
+        earlier.extend(sources)
+        sources = list(earlier)
     capped = sum(1 for e in seen if isinstance(e, ev.Notice) and CAP_NOTICE in e.message)
     return Run(
         question.text,
@@ -138,7 +146,7 @@ def _plain(value: Any) -> str:
 
 
 async def run_model(
-    model: str, conversations: Sequence[Sequence[Question]], backend: Any = None
+    model: str, conversations: Sequence[Sequence[Question]], backend: Any = None, gguf: str = ""
 ) -> tuple[list[Run], str]:
     """Every conversation on one warm engine; a list of one question each is a set of single questions."""
     from app.engine import Engine
@@ -146,7 +154,7 @@ async def run_model(
 
     total = sum(len(c) for c in conversations)
     with tempfile.TemporaryDirectory(prefix="calculon-bench-") as folder:
-        settings = Settings(backend="local", strict=True, builtin_model=model)
+        settings = Settings(backend="local", strict=True, builtin_model=model, model_path=gguf)
         engine = Engine.from_settings(settings, servers_path=Path(folder) / "servers.json", backend=backend)
         try:
             await engine.start(timeout=60)
@@ -157,8 +165,9 @@ async def run_model(
             for turns in conversations:
                 if engine.session is not None:  # made by the first question
                     engine.session.reset()
+                said: list[str] = []
                 for question in turns:
-                    runs.append(await ask(engine, question, alone=False))
+                    runs.append(await ask(engine, question, alone=False, earlier=said))
                     _progress(len(runs), total, runs[-1])
             return runs, label
         finally:
@@ -204,6 +213,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="the first N questions of each category")
     parser.add_argument("--sample", type=int, default=100, help="MAWPS: a fixed sample of N (0: all)")
     parser.add_argument("--cold", type=int, default=0, help="also time the first N in fresh processes")
+    parser.add_argument("--gguf", default="", help="a GGUF file of your own instead of a built-in model")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--json", type=Path, help="also write every run to this file")
     args = parser.parse_args(sys.argv[1:])
@@ -219,7 +229,7 @@ def main() -> int:
                 from app.llm.scripted import ScriptedBackend
 
                 backend = ScriptedBackend(scripted_steps([q for c in conversations for q in c]))
-            runs, label = asyncio.run(run_model(model, conversations, backend))
+            runs, label = asyncio.run(run_model(model, conversations, backend, args.gguf))
             flat = [q for c in conversations for q in c]
             cold = cold_seconds(model, flat[: args.cold]) if args.cold and args.backend == "local" else []
             results.append(report.Result(label, name, runs, cold))

@@ -23,8 +23,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # the real imports wait until the display and folders are set up
     from PySide6.QtWidgets import QApplication, QWidget
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # the real imports wait until the display and folders are set
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+T = TypeVar("T")
 BROKEN_SERVER = "echo 'weather: WEATHER_TOKEN is not set' >&2; exit 2"  # fails the same way each start
 
 
@@ -121,7 +123,7 @@ async def settle(app: QApplication, seconds: float = 0.4) -> None:
 
 
 async def shoot(app: QApplication, out: Path, servers_path: Path) -> list[Path]:
-    from app.core.provenance import CalculonVerifier
+    from app.calculon import CalculonMode
     from app.engine import Engine
     from app.llm.scripted import ScriptedBackend
     from app.settings import Settings
@@ -129,7 +131,7 @@ async def shoot(app: QApplication, out: Path, servers_path: Path) -> list[Path]:
 
     settings = Settings(strict=True)
     backend = ScriptedBackend(script(), delay=0.01)
-    engine = Engine(settings, servers_path=servers_path, backend=backend, verifier=CalculonVerifier())
+    engine = Engine(settings, servers_path=servers_path, backend=backend, verifier=CalculonMode())
     window = build_window(engine, settings)
     window.set_model_label("Local · gemma-3-270m (scripted for the screenshots)")
     window.resize(1440, 900)
@@ -217,13 +219,9 @@ async def views(app: QApplication, window: MainWindow, out: Path) -> list[Path]:
     return saved
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "screenshots")
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+def on_display(shoot: Callable[[QApplication, Path, Path], Awaitable[T]], out: Path) -> T:
+    """Run ``shoot(app, out, servers_path)`` in a real window on X11, in fresh folders."""
+    out.mkdir(parents=True, exist_ok=True)
     xvfb = start_display()
     os.environ["QT_QPA_PLATFORM"] = "xcb"
     try:
@@ -237,11 +235,20 @@ def main() -> int:
             loop = qasync.QEventLoop(app)
             asyncio.set_event_loop(loop)
             with loop:
-                saved = loop.run_until_complete(shoot(app, args.out, servers_path))
+                return loop.run_until_complete(shoot(app, out, servers_path))
     finally:
         if xvfb is not None:
             xvfb.terminate()
             xvfb.wait(10)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "screenshots")
+    args = parser.parse_args()
+    saved = on_display(shoot, args.out)
     for path in saved:
         print(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path)
     return 0

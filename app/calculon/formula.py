@@ -91,8 +91,12 @@ def _label(asked: str, mine: list[Mention], values: set[Fraction]) -> str:
     found = next((m for m in mine if set(m.values()) & values), None)
     if found is None:
         return ""
+    # the clause it stands in, and no further than the numbers beside it: "A crate holds 48 boxes
+    # of 37 bolts" labels 48 "crate holds boxes" and 37 "boxes bolts", not both the whole clause
     start = max((b.end() for b in _BOUNDARY.finditer(asked, 0, found.start)), default=0)
+    start = max([start, *(m.end for m in mine if m.end <= found.start)])
     stop = next((b.start() for b in _BOUNDARY.finditer(asked, found.end)), len(asked))
+    stop = min([stop, *(m.start for m in mine if m.start >= found.end)])
     before = [w for w in _WORD.findall(asked[start : found.start]) if w.lower() not in _FILLER]
     after = [w for w in _WORD.findall(asked[found.end : stop]) if w.lower() not in _FILLER]
     words = before[-4:] + after[: MAX_LABEL_WORDS - min(4, len(before))]

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+# What stands for the previous answer: "add 16 to that", "and half of it?".
+REFERENCE = r"(?:the |that |this )?(?:previous |last )?(?:result|answer)|that number|that|it|this"
+
 # (token name, pattern); longer phrases before the shorter ones they start with.
 _PHRASES: tuple[tuple[str, str], ...] = (
     ("sum_of", r"(?:the )?(?:sum|total) of|sum"),
@@ -40,7 +43,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ("squared", r"squared"),
     ("cubed", r"cubed"),
     ("factorial", r"factorial|!"),
-    ("ref", r"(?:the |that |this )?(?:previous |last )?(?:result|answer)|that number|that|it|this"),
+    ("ref", REFERENCE),
     ("of", r"of"),
     ("open", r"\("),
     ("close", r"\)"),
@@ -71,4 +74,12 @@ UNIT_QUESTIONS = tuple(
         rf"how many {_TARGET} (?:is|are|in|is in|are in|make|makes|equals?|are there in) number {_SOURCE}",
         rf"(?:convert )?number {_SOURCE} (?:in|to|into|in terms of|as) {_TARGET}",
     )
+)
+
+# Token kinds that name an operation: a message holding one asks for arithmetic, even with no digit
+# in it ("Double it.", "And half of that?"), so its answer is never a mere lookup.
+OPERATIONS = frozenset(
+    name
+    for name, _ in _PHRASES
+    if name not in ("ref", "of", "open", "close", "comma", "and", "to", "from", "by")
 )

@@ -13,19 +13,28 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from app.calculon.formula import labelled_formula, result_values
-from app.calculon.transcript import Transcript, transcribe
-from app.core.numbers import find_numbers
+from app.calculon.transcript import Transcript, names_an_operation, transcribe
+from app.core.numbers import Mention, find_numbers
 from app.core.provenance import SourcePool, answer_mentions
 from app.core.tools import CallFact, CheckResult, Source, TurnFacts, Verdict
+
+# A call written out as the answer (bare JSON, or a chat template's call markers): never an answer.
+CALL_AS_TEXT = re.compile(r'^\s*(?:<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>|\{\s*"name"\s*:)')
 
 
 def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
     if not check.verified:
         return Verdict(
             "unverified", basis=f"No tool gave these and you did not: {', '.join(check.unbacked)}."
+        )
+    formula = labelled_formula(facts.asked, facts.calls)
+    if CALL_AS_TEXT.search(answer):
+        return Verdict(
+            "computed", formula=formula, basis="The answer is a tool call written out, not an answer."
         )
     transcript = transcribe(facts.asked, facts.earlier)
     if transcript is not None:
@@ -34,11 +43,12 @@ def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
             return verdict
     if _is_lookup(facts):
         return Verdict("verified", basis="No arithmetic was asked: the numbers are the tools' own answers.")
-    formula = labelled_formula(facts.asked, facts.calls)
     return Verdict("computed", formula=formula, basis=_why_computed(transcript, answer, facts))
 
 
 def _why_computed(transcript: Transcript | None, answer: str, facts: TurnFacts) -> str:
+    if not _mentions(answer):
+        return "You asked for a calculation, and the answer states no result: check it."
     if transcript is None:
         return "The formula is the model's reading of your words: check it."
     if transcript.value is None:
@@ -46,19 +56,22 @@ def _why_computed(transcript: Transcript | None, answer: str, facts: TurnFacts) 
     spelled = f"Your words spell out {transcript.shown}, which is {_plain(transcript.value)}"
     if not any(_agrees(transcript, c) for c in facts.calls if not c.is_error):
         return f"{spelled}; no tool's result agrees: check the formula that ran."
+    stray = _stray(answer, transcript)
+    if stray and _states(answer, transcript):
+        return f"{spelled}; the answer also states {', '.join(stray)}, which the calculation does not hold."
     return f"{spelled}; the answer does not state that result."
 
 
 def _established(transcript: Transcript, answer: str, facts: TurnFacts) -> Verdict | None:
     ok = [c for c in facts.calls if not c.is_error]
     if transcript.value is None:  # "134 divided by 0": no value; the calculator must refuse it too
-        mine = {v for m in find_numbers(facts.asked) for v in m.values()}
-        own_only = all(set(m.values()) & mine for m in answer_mentions(answer) if not m.exempt)
-        if own_only and any(c.is_error for c in facts.calls):
+        if not _stray(answer, transcript) and any(c.is_error for c in facts.calls):
             return Verdict("verified", basis=f"Your words spell out {transcript.shown}, which has no value.")
         return None
     agreeing = [c for c in ok if _agrees(transcript, c)]
-    if not agreeing or not _states(answer, transcript):
+    # the answer states the result, and no number but the result and the formula's own
+    # ("The result of multiplying 60 by 15 is 9, 0.2" stated 60 among numbers from elsewhere)
+    if not agreeing or not _states(answer, transcript) or _stray(answer, transcript):
         return None
     return Verdict(
         "verified",
@@ -69,6 +82,17 @@ def _established(transcript: Transcript, answer: str, facts: TurnFacts) -> Verdi
         ),
         value=transcript.value,
     )
+
+
+def _mentions(answer: str) -> list[Mention]:
+    return [m for m in answer_mentions(answer) if not m.exempt]
+
+
+def _stray(answer: str, transcript: Transcript) -> list[str]:
+    """The answer's numbers that are neither the result nor a number of the formula."""
+    held = [*transcript.operands, *([transcript.value] if transcript.value is not None else [])]
+    pool = SourcePool([Source(text) for v in held for text in (_decimal(v), _plain(v))])
+    return [m.text for m in _mentions(answer) if not pool.backs(m)]
 
 
 def _agrees(transcript: Transcript, call: CallFact) -> bool:
@@ -87,11 +111,12 @@ def _states(answer: str, transcript: Transcript) -> bool:
     """Whether the answer states the transcription's value (or a correct rounding of it)."""
     assert transcript.value is not None
     pool = SourcePool([Source(_decimal(transcript.value)), Source(_plain(transcript.value))])
-    return any(pool.backs(m) for m in answer_mentions(answer) if not m.exempt)
+    return any(pool.backs(m) for m in _mentions(answer))
 
 
 def _is_lookup(facts: TurnFacts) -> bool:
-    if find_numbers(facts.asked):
+    """No number and no operation asked ("what time is it in Tokyo?"), none given to a tool."""
+    if find_numbers(facts.asked) or names_an_operation(facts.asked):
         return False
     return not any(_numeric(value) for call in facts.calls for value in call.arguments.values())
 

@@ -180,7 +180,7 @@ def _tool_finished(e: Any) -> str:
 def _verdict(e: Any) -> str:
     if e.verified is None:
         return ""
-    if e.verified and e.untrusted:
+    if e.untrusted and e.verdict != "unverified":  # backed, but by a server nobody vouched for
         servers = ", ".join(dict.fromkeys(visible(server) for _, server in e.untrusted))
         return f" (NOT verified: numbers from {servers}, an untrusted server)"
     if e.verdict == "computed":

@@ -216,7 +216,7 @@ class TraceStore:
         self._changed(node)
 
     def _on_check_finished(self, event: ev.CheckFinished) -> None:
-        verdict = "verified" if event.verified else f"unbacked: {', '.join(event.unbacked)}"
+        verdict = "every number backed" if event.verified else f"unbacked: {', '.join(event.unbacked)}"
         label = f"Check {event.attempt}: {verdict}" + (" · re-asking" if event.will_reask else "")
         data = {"verified": event.verified, "unbacked": list(event.unbacked), "will_reask": event.will_reask}
         status = "ok" if event.verified else "error"

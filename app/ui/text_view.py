@@ -30,6 +30,16 @@ MARKDOWN_FEATURES = (
 _ACTED_ON = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+# A multiplication or power sign glued to its operands ("7*12", "2**10"): Markdown reads such a
+# run as emphasis ("12 * 7 = 7*12 = 12*7" showed "712 = 712", italic); a spaced one never is.
+_ARITHMETIC_STAR = re.compile(r"(?<=[\d)])(\*\*?)(?=[\d(]|[.−-]\d)")
+
+
+def arithmetic_kept(text: str) -> str:
+    """Markdown source with the ``*`` of arithmetic escaped, so it stays a ``*``."""
+    return _ARITHMETIC_STAR.sub(lambda m: m.group(1).replace("*", "\\*"), text)
+
+
 def shown(text: str) -> str:
     """``text`` with what Qt would act on, or show as nothing, written as ``<U+202E>``."""
     return escaped(text, _ACTED_ON)
@@ -57,7 +67,7 @@ class TextView(QTextBrowser):
         return None  # untrusted content may name files or URLs: load none of them
 
     def set_markdown(self, text: str) -> None:
-        self.document().setMarkdown(shown(text), MARKDOWN_FEATURES)
+        self.document().setMarkdown(arithmetic_kept(shown(text)), MARKDOWN_FEATURES)
 
     def set_plain(self, text: str) -> None:
         self.setPlainText(shown(text))

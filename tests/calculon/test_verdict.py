@@ -111,3 +111,47 @@ def test_a_number_the_user_left_out_of_the_arithmetic_means_no_transcription():
     found = verdict(asked, [call("evaluate", {"expression": "20% * 5000"}, "1000")], "1000 dollars.")
     assert found.kind == "computed"
     assert "monthly pay" in found.formula
+
+
+def test_an_answer_with_no_result_to_a_follow_up_with_no_digit_is_not_a_lookup():
+    # Seen on the conversation set: "And half of it?" answered with no call and no number was verified.
+    said = "The user wants to know how many times the user wants to repeat the operation."
+    found = verdict("And half of it?", [], said, earlier=Fraction(100))
+    assert found.kind == "computed" and "states no result" in found.basis
+    assert verdict("Double it.", [], "Done.").kind == "computed"
+
+
+def test_a_question_with_no_number_and_no_operation_is_a_lookup():
+    assert verdict("Who are you?", [], "I am Calculon.").kind == "verified"
+
+
+def test_a_verified_answer_states_only_the_result_and_the_formulas_own_numbers():
+    # Seen on the conversation set (Qwen 0.5B): the right 60 among numbers from elsewhere.
+    calls = [call("multiply", {"a": 4, "b": 15}, "60")]
+    mode = CalculonMode()
+    asked = "What is that times 4?"
+    said = "The result of multiplying 60 by 15 is 9, 0.2."
+    sources = [
+        Source("What is 9 plus 6? 0.2", USER_SOURCE),
+        Source("15", "add(9, 6)"),
+        Source(asked, USER_SOURCE),
+        Source("60", "multiply"),
+    ]
+    found = mode.judge(said, mode.check(said, sources), TurnFacts(asked, tuple(calls), Fraction(15)))
+    assert found.kind == "computed" and "also states 9, 0.2" in found.basis
+    assert (
+        verdict(
+            "What is the average of 43, 18 and 10?",
+            [call("evaluate", {"expression": "(43+18+10)/3"}, "71/3 ≈ 23.67")],
+            "(43 + 18 + 10) / 3 ≈ 23.67",
+        ).kind
+        == "verified"
+    )
+
+
+def test_a_tool_call_written_out_as_the_answer_is_never_verified():
+    calls = [call("convert", {"quantity": "10 miles", "to_unit": "km"}, "16.09344 km")]
+    said = '{"name": "convert", "arguments": {"quantity": "16.09344 km", "to_unit": "km"}}'
+    found = verdict("How many km is 10 miles?", calls, said)
+    assert found.kind == "computed" and "tool call" in found.basis
+    assert verdict("How many km is 10 miles?", calls, "10 miles is 16.09344 km.").kind == "verified"

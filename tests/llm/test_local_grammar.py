@@ -253,6 +253,27 @@ def test_the_operands_come_from_the_users_words_never_from_the_apps_reask() -> N
     assert operands_for(again, backed_forms([question]), one_call=True) is None
 
 
+def test_a_follow_up_on_that_must_use_the_previous_result_and_a_story_need_not_use_every_number() -> None:
+    # Seen on the conversation set: "Now add 16 to that." after 84 became add(16, 12).
+    first = "What is 12 times 7?"
+    call = ToolCall("c1", "multiply", {"a": 12, "b": 7})
+    history = (
+        Message("user", first),
+        Message("assistant", "", (call,)),
+        Message("tool", "84", tool_call_id="c1", tool_name="multiply"),
+        Message("assistant", "84."),
+    )
+    follow = "Now add 16 to that."
+    backed = (first, "84", follow)
+    request = ModelRequest("", (*history, Message("user", follow)), calculator_tools(), backed=backed)
+    ops = operands_for(request, backed_forms(backed), one_call=True)
+    assert ops is not None and ops.every and sorted(min(slot) for slot in ops.slots) == ["16", "84"]
+    story = "Sam has 3 dogs and 12 apples. He eats 4 apples. How many apples are left?"
+    asked = ModelRequest("", (Message("user", story),), calculator_tools(), backed=(story,))
+    found = operands_for(asked, backed_forms([story]), one_call=True)
+    assert found is not None and not found.every
+
+
 def test_a_call_written_where_none_may_be_made_ends_the_reply() -> None:
     seen: list[object] = []
     answer_only = build_step_grammar((), forced=False, thinks=False)

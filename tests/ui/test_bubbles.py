@@ -76,3 +76,21 @@ def test_a_number_word_is_highlighted_as_a_word_never_inside_another(qtbot):
     qtbot.addWidget(bubble)
     bubble.set_source("In one timezone, exponents and phones: one, and 12kg.")
     assert bubble.body.highlight(("one", "12")) == 3  # "one" twice as a word, "12" before its unit
+
+
+def test_multiplication_signs_stay_signs_and_are_not_read_as_emphasis(qtbot):
+    # Seen in the window: "12 * 7 = 12 * 7 = 12" showed as "12 7 = 12 7 = 12", the middle in italics.
+    bubble = MarkdownBubble("answer", "Answer")
+    qtbot.addWidget(bubble)
+    bubble.set_source("12 * 7 = 7*12 = 12*7 = 84, and 2**10 is 1024; **bold** stays bold.")
+    assert bubble.text().strip() == "12 * 7 = 7*12 = 12*7 = 84, and 2**10 is 1024; bold stays bold."
+    italic = [f.format.fontItalic() for f in bubble.body.document().begin().textFormats()]
+    assert not any(italic)
+
+
+def test_bold_right_after_a_number_is_still_bold():
+    from app.ui.text_view import arithmetic_kept
+
+    assert arithmetic_kept("The sum is **42**.") == "The sum is **42**."
+    assert arithmetic_kept("The result is **43** (36 + 7).") == "The result is **43** (36 + 7)."
+    assert arithmetic_kept("7*12 and 3*-2") == "7\\*12 and 3\\*-2"

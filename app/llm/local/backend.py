@@ -21,11 +21,13 @@ from typing import Any
 
 import llama_cpp
 
+from app import paths
 from app.core.backend import BackendError, Chunk, ModelRequest, ProgressCallback
 from app.llm.local import catalog, model_file, priority
 from app.llm.local.decoder import DecodeResult
 from app.llm.local.formats import choose_format
 from app.llm.local.loader import LoadRequest, gpu_offload_supported, load_llama
+from app.llm.local.prompt_cache import PromptCache
 from app.llm.local.sampling import GrammarError
 from app.llm.local.step import CallPolicy, StepPolicy, StepRunner
 
@@ -48,6 +50,7 @@ class LocalOptions:
     call_policy: CallPolicy = "numbers"  # when the first step must call a tool: numbers, always, auto
     extra_buffers: bool | None = None  # llama.cpp CPU weight repacking; None: automatic
     max_tool_calls: int | None = None  # per user message; None: 1 for the built-in model, else no limit
+    save_prompt: bool = True  # keep the prompt opening's state in the cache folder (prompt_cache.py)
 
     @classmethod
     def from_settings(cls, **options: Any) -> LocalOptions:
@@ -149,7 +152,8 @@ class LocalBackend:
             self.options.max_tokens, self.options.strict, self.options.call_policy, self._call_limit(), family
         )
         self._model, self._path = model, path
-        self._runner = StepRunner(model, chat_format, policy, bos_text=bos)
+        saved = (PromptCache(paths.cache_dir() / "prompt-state"), path) if self.options.save_prompt else None
+        self._runner = StepRunner(model, chat_format, policy, bos_text=bos, saved=saved)
         logger.info("loaded %s with the %s chat format", path, chat_format.name)
         report(1.0, "Model ready")
 
@@ -179,16 +183,18 @@ class LocalBackend:
                 await _settle(job)
                 self._running_step = None
 
-    async def prefill(self, system: str) -> None:
-        """Read the opening every prompt shares into the cache, ahead of the first question.
-        A question asked meanwhile waits for it and then starts from it."""
+    async def prefill(self, system: str) -> int:
+        """Read the opening every prompt shares into the cache, ahead of the first question;
+        the tokens it had to decode (0 where a saved state was loaded). A question asked
+        meanwhile waits for it and then starts from it."""
         await self.load()
         async with self._step_lock:
             stop = self._running_step = threading.Event()
             try:
                 assert self._runner is not None
-                tokens = await self._in_worker(self._runner.prefill, system, stop)
+                tokens: int = await self._in_worker(self._runner.prefill, system, stop)
                 logger.info("prefilled %d prompt tokens", tokens)
+                return tokens
             finally:
                 stop.set()  # a cancelled prefill stops at the next batch
                 self._running_step = None

@@ -116,8 +116,8 @@ EVERYDAY_EXAMPLES = (
         {"expression": "12 / 4"},
         "3",
     ),
-    Example(
-        "I have 5 books and buy 3 more. How many now?",
+    Example(  # a story's number the question does not use (the 2 dogs) stays out of the formula
+        "I have 2 dogs and 5 books. I buy 3 more books. How many books now?",
         "You have 8 books.",
         "evaluate",
         {"expression": "5 + 3"},
@@ -132,7 +132,13 @@ EVERYDAY_EXAMPLES = (
         "7",
     ),
     *EXPRESSION_EXAMPLES[3:-1],
-    Example("Find 45 less than 300.", "300 - 45 = 255.", "evaluate", {"expression": "300 - 45"}, "255"),
+    Example(
+        "Tom had 9 marbles. He gave 4 to Sue. How many marbles does Tom have left?",
+        "Tom has 5 marbles left.",
+        "evaluate",
+        {"expression": "9 - 4"},
+        "5",
+    ),
     EXPRESSION_EXAMPLES[-1],
 )
 

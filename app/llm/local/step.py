@@ -19,13 +19,15 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Literal
 
 import llama_cpp
 
-from app.calculon.transcript import transcribe
+from app.calculon.transcript import transcribe, with_earlier
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
+from app.core.numbers import find_numbers
 from app.llm.local.backed import BackedForms, backed_forms, result_units
 from app.llm.local.calls import parse_call
 from app.llm.local.conversation import CALL_OPEN, RESULT_OPEN, build_turns, flatten, message_groups
@@ -34,6 +36,7 @@ from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
 from app.llm.local.operands import Operands, operands
 from app.llm.local.phases import PhaseSetup
+from app.llm.local.prompt_cache import PromptCache, state_key
 from app.llm.local.reading import counted_words
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 
@@ -55,9 +58,16 @@ class StepPolicy:
 
 class StepRunner:
     def __init__(
-        self, model: llama_cpp.Llama, chat_format: ChatFormat, policy: StepPolicy, *, bos_text: str = ""
+        self,
+        model: llama_cpp.Llama,
+        chat_format: ChatFormat,
+        policy: StepPolicy,
+        *,
+        bos_text: str = "",
+        saved: tuple[PromptCache, Path] | None = None,  # where the prompt state is kept, and the model file
     ):
         self.model, self.format, self.policy = model, chat_format, policy
+        self.saved = saved
         self.decoder = Decoder(model)
         self.last: DecodeResult | None = None
         self._bos_text = bos_text
@@ -168,8 +178,18 @@ class StepRunner:
         examples = family_examples(self.policy.family) if self.policy.family else []
         if not examples:
             return 0
-        text = self.format.render(build_turns(system, [], (), examples))
-        return self.decoder.prime(self._tokens(text), stop)
+        tokens = self._tokens(self.format.render(build_turns(system, [], (), examples)))
+        if self.saved is None:
+            return self.decoder.prime(tokens, stop)
+        cache, model_path = self.saved
+        key = state_key(model_path, tokens, self.decoder.n_ctx)
+        if cache.restore(self.model, key, tokens):
+            logger.info("restored the saved state of the %d-token prompt opening", len(tokens))
+            return 0
+        decoded = self.decoder.prime(tokens, stop)
+        if not stop.is_set():
+            cache.save(self.model, key, tokens)
+        return decoded
 
     def render(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
         examples = example_messages(self.policy.family, tools) if self.policy.family else []
@@ -223,8 +243,20 @@ def operands_for(request: ModelRequest, forms: BackedForms | None, *, one_call: 
     if last.text not in request.backed:  # the app's own re-ask, not the user's words
         return None
     free = backed_forms(t for t in request.backed if t != last.text).arguments
-    every = one_call and transcribe(last.text) is not None
-    return operands(last.text, free | ({"100"} if forms.percent else set()), every=every)
+    earlier = earlier_result(request)
+    text = with_earlier(last.text, earlier) if earlier else last.text
+    if text != last.text:  # "that" is an operand the call must use, not merely one it may
+        free = free - backed_forms([earlier]).arguments
+    every = one_call and transcribe(text) is not None
+    return operands(text, free | ({"100"} if forms.percent else set()), every=every)
+
+
+def earlier_result(request: ModelRequest) -> str:
+    """The previous turn's last result, as written ("84"), for "add 16 to that"; "" if none."""
+    asked = _asked(request.messages, request.backed)
+    results = [m for m in request.messages[:asked] if m.role == "tool" and not m.is_error]
+    mentions = find_numbers(results[-1].text) if results else []
+    return mentions[0].text if mentions else ""
 
 
 def stops_for(chat_format: ChatFormat) -> tuple[str, ...]:
