@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import json
 from fractions import Fraction
 
 import pytest
@@ -78,3 +79,22 @@ async def test_the_harness_counts_verdicts_and_the_badge_error_rate_as_scripted(
     )
     assert figures["correct"] == len(runs) - len(never_backed)
     assert f"| **all** | 0/{figures['verified']} (0%) |" in "\n".join(bench.table(runs))
+
+
+def test_the_public_corpus_is_read_from_where_it_is_kept_and_sampled_the_same_way(tmp_path, monkeypatch):
+    from bench import _calculon_public as public
+
+    rows = [
+        {"id": str(i), "question": f"Sam has {i} pens and buys 2. How many?", "answer": i + 2}
+        for i in range(30)
+    ]
+    corpus = tmp_path / "mawps.jsonl"
+    corpus.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    monkeypatch.setenv("CALCULON_MAWPS", str(corpus))
+    sample = public.mawps_questions(10)
+    assert len(sample) == 10 and sample == public.mawps_questions(10)  # a fixed seed
+    assert all(q.expected == int(q.text.split()[2]) + 2 for q in sample)
+    monkeypatch.setenv("CALCULON_MAWPS", str(tmp_path / "missing.jsonl"))
+    monkeypatch.setattr(public, "ROOT", tmp_path)
+    with pytest.raises(FileNotFoundError, match="CALCULON_MAWPS"):
+        public.mawps_questions(10)
