@@ -57,11 +57,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
 TOKENS = re.compile("|".join(f"(?P<{name}>{pattern})(?![a-z])" for name, pattern in _PHRASES))
 
 # What may open and close a written-out calculation without being part of it.
-OPENING = re.compile(
-    r"(?:(?:what|how much)(?:'s| is| are| does| do)?(?: the (?:value|result|answer) (?:of|to))?"
+OPENING = re.compile(  # longer phrases first: the first alternative that matches wins
+    r"(?:what do you get (?:if|when) you|what would|what will"
+    r"|(?:what|how much)(?:'s| is| are| does| do)?(?: the (?:value|result|answer) (?:of|to))?"
     r"|whats|calculate|compute|evaluate|work out|find|solve|please|now|then|next|and|so|ok(?:ay)?"
-    r"|also|can you|could you|would you|tell me|give me|i need|let's|lets|hey|what do you get if you"
-    r"|what do you get when you|what would|what will)(?![a-z])[ ,:]*"
+    r"|also|can you|could you|would you|tell me|give me|i need|let's|lets|hey)(?![a-z])[ ,:]*"
 )
 CLOSING = re.compile(r"(?:\s*(?:[?.!=:,]|\b(?:please|thanks|thank you|equals?|be|come to|for me|is)\b))+\s*$")
 

