@@ -140,7 +140,7 @@ _RANK = {"+": 1, "-": 1, "*": 2, "/": 2, "mod": 2, "^": 3}
 def shown(node: Node) -> str:
     """The formula as the answer shows it: ``12 × 7``, ``(5 + 3) × 12``, ``√(1444)``."""
     if node.op == "num":
-        return node.text or _plain(node.value)
+        return node.text or plain(node.value)
     if node.op in ("sqrt", "cbrt"):
         return f"{'√' if node.op == 'sqrt' else '∛'}({shown(node.args[0])})"
     if node.op == "!":
@@ -159,7 +159,8 @@ def _wrapped(node: Node, rank: int) -> str:
     return f"({text})" if inner < rank else text
 
 
-def _plain(value: Fraction | None) -> str:
+def plain(value: Fraction | None) -> str:
+    """``84``, ``71/3``: a value exactly, as a formula shows it."""
     if value is None:
         return "?"
     if value.denominator == 1:

@@ -14,7 +14,8 @@ from fractions import Fraction
 from typing import Any
 
 from app.core.numbers import Mention, find_numbers
-from app.core.tools import CallFact
+from app.core.provenance import ROUNDING_NOTE
+from app.core.toolrun import CallRecord
 
 _TYPED = {"add": "+", "subtract": "−", "multiply": "×", "divide": "÷", "power": "^", "mod": "mod"}
 _SHOWN = str.maketrans({"*": "×", "/": "÷", "-": "−"})
@@ -25,10 +26,9 @@ _FILLER = frozenset(
     ["a", "an", "the", "what", "whats", "is", "are", "how", "many", "much", "of", "to", "do", "does", "did"]
 )
 MAX_LABEL_WORDS = 6
-_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
 
 
-def labelled_formula(asked: str, calls: Sequence[CallFact]) -> str:
+def labelled_formula(asked: str, calls: Sequence[CallRecord]) -> str:
     """One line per successful call: ``result = formula``, the user's numbers labelled."""
     mine = find_numbers(asked)
     lines = []
@@ -41,23 +41,20 @@ def labelled_formula(asked: str, calls: Sequence[CallFact]) -> str:
 
 def result_values(result: str) -> list[Fraction]:
     """The values a tool result states, the calculator's rounding note left out."""
-    return [v for m in find_numbers(_NOTE.sub(" ", result)) for v in m.values()]
+    return [v for m in find_numbers(ROUNDING_NOTE.sub(" ", result)) for v in m.values()]
 
 
 def _result_text(result: str) -> str:
-    mentions = find_numbers(_NOTE.sub(" ", result))
+    mentions = find_numbers(ROUNDING_NOTE.sub(" ", result))
     if not mentions:
         return " ".join(result.split())[:40]
-    head = result[: mentions[0].end]
-    # "811/23 ≈ 35.26…": the rounded value is what a person reads
-    return (
-        mentions[1].text
-        if len(mentions) > 1 and "≈" in result[mentions[0].end : mentions[1].start]
-        else (mentions[0].text if len(head) > 40 else head.strip())
-    )
+    if len(mentions) > 1 and "≈" in result[mentions[0].end : mentions[1].start]:
+        return mentions[1].text  # "811/23 ≈ 35.26…": the rounded value is what a person reads
+    head = result[: mentions[0].end].strip()
+    return head if len(head) <= 40 else mentions[0].text
 
 
-def _expression(call: CallFact) -> str:
+def _expression(call: CallRecord) -> str:
     args: Mapping[str, Any] = call.arguments
     name = call.tool.rsplit(".", 1)[-1]
     if isinstance(args.get("expression"), str):

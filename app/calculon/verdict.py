@@ -16,11 +16,13 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from app.calculon.evaluate import plain
 from app.calculon.formula import labelled_formula, result_values
 from app.calculon.transcript import Transcript, names_an_operation, transcribe
 from app.core.numbers import Mention, find_numbers
 from app.core.provenance import SourcePool, answer_mentions
-from app.core.tools import CallFact, CheckResult, Source, TurnFacts, Verdict
+from app.core.toolrun import CallRecord
+from app.core.tools import CheckResult, Source, TurnFacts, Verdict
 
 # A call written out as the answer (bare JSON, or a chat template's call markers): never an answer.
 CALL_AS_TEXT = re.compile(r'^\s*(?:<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>|\{\s*"name"\s*:)')
@@ -53,7 +55,7 @@ def _why_computed(transcript: Transcript | None, answer: str, facts: TurnFacts) 
         return "The formula is the model's reading of your words: check it."
     if transcript.value is None:
         return f"Your words spell out {transcript.shown}, which has no value, yet the answer gives one."
-    spelled = f"Your words spell out {transcript.shown}, which is {_plain(transcript.value)}"
+    spelled = f"Your words spell out {transcript.shown}, which is {plain(transcript.value)}"
     if not any(_agrees(transcript, c) for c in facts.calls if not c.is_error):
         return f"{spelled}; no tool's result agrees: check the formula that ran."
     stray = _stray(answer, transcript)
@@ -75,10 +77,10 @@ def _established(transcript: Transcript, answer: str, facts: TurnFacts) -> Verdi
         return None
     return Verdict(
         "verified",
-        formula=f"{_plain(transcript.value)} = {transcript.shown}",
+        formula=f"{plain(transcript.value)} = {transcript.shown}",
         basis=(
             f"Your words spell out {transcript.shown}; worked out apart from the model it is "
-            f"{_plain(transcript.value)}, and {agreeing[-1].label} agrees."
+            f"{plain(transcript.value)}, and {agreeing[-1].label} agrees."
         ),
         value=transcript.value,
     )
@@ -91,11 +93,11 @@ def _mentions(answer: str) -> list[Mention]:
 def _stray(answer: str, transcript: Transcript) -> list[str]:
     """The answer's numbers that are neither the result nor a number of the formula."""
     held = [*transcript.operands, *([transcript.value] if transcript.value is not None else [])]
-    pool = SourcePool([Source(text) for v in held for text in (_decimal(v), _plain(v))])
+    pool = SourcePool([Source(text) for v in held for text in (_decimal(v), plain(v))])
     return [m.text for m in _mentions(answer) if not pool.backs(m)]
 
 
-def _agrees(transcript: Transcript, call: CallFact) -> bool:
+def _agrees(transcript: Transcript, call: CallRecord) -> bool:
     target = transcript.value
     assert target is not None
     loose = transcript.approximate or not _exactly_written(call.result)
@@ -110,7 +112,7 @@ def _exactly_written(result: str) -> bool:
 def _states(answer: str, transcript: Transcript) -> bool:
     """Whether the answer states the transcription's value (or a correct rounding of it)."""
     assert transcript.value is not None
-    pool = SourcePool([Source(_decimal(transcript.value)), Source(_plain(transcript.value))])
+    pool = SourcePool([Source(_decimal(transcript.value)), Source(plain(transcript.value))])
     return any(pool.backs(m) for m in _mentions(answer))
 
 
@@ -127,10 +129,6 @@ def _numeric(value: object) -> bool:
     if isinstance(value, int | float):
         return True
     return isinstance(value, str) and bool(find_numbers(value))
-
-
-def _plain(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 def _decimal(value: Fraction, digits: int = 40) -> str:

@@ -49,7 +49,7 @@ from app.core.numbers import Mention, Reading, find_numbers
 from app.core.tools import CheckResult, Source
 
 # The calculator's note on a rounded result is about the result, not a result.
-_ROUNDING_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
+ROUNDING_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
 _LIST_MARKER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?([0-9]{1,4})[.)](?:\*\*)?[ \t]+\S", re.MULTILINE)
 _STEP_WORD = re.compile(r"\bstep[ \t]+\Z", re.IGNORECASE)
 
@@ -64,7 +64,7 @@ class SourcePool:
         held: dict[Fraction, Source] = {}
         ordered = [Source(s) if isinstance(s, str) else s for s in sources]
         for source in sorted(ordered, key=lambda s: not s.trusted):
-            for mention in find_numbers(_ROUNDING_NOTE.sub(" ", source.text)):
+            for mention in find_numbers(ROUNDING_NOTE.sub(" ", source.text)):
                 for value in mention.values():
                     held.setdefault(value, source)
         self._held = held
@@ -114,7 +114,7 @@ class SourcePool:
 def answer_mentions(answer: str) -> list[Mention]:
     """The numbers in an answer, with list markers, step labels and rounding notes marked exempt."""
     markers = {m.start(1): int(m.group(1)) for m in _LIST_MARKER.finditer(answer)}
-    notes = [m.span() for m in _ROUNDING_NOTE.finditer(answer)]
+    notes = [m.span() for m in ROUNDING_NOTE.finditer(answer)]
     seen: set[int] = set()
     found = []
     for mention in find_numbers(answer):

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
 
@@ -35,12 +34,11 @@ from app.core.backend import (
 from app.core.echo import EchoDetector
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
-from app.core.toolrun import CallRecord, ToolRunner
+from app.core.toolrun import CallRecord, ToolRunner, call_label
 from app.core.tools import (
     USER_SOURCE,
     AnswerVerifier,
     ApprovalPolicy,
-    CallFact,
     CheckResult,
     Source,
     ToolInfo,
@@ -385,19 +383,5 @@ class _Turn:
         if not hasattr(self.s.verifier, "judge"):
             return Verdict("verified" if check.verified else "unverified")
         judge = cast(VerdictJudge, self.s.verifier)
-        calls = tuple(
-            CallFact(c.tool, c.arguments, c.result, c.is_error, call_label(c.tool, c.arguments))
-            for c in self.outcome.tool_calls
-        )
-        return judge.judge(answer, check, TurnFacts(self.user_text, calls, self.s._earlier))
-
-
-def call_label(tool: str, arguments: Mapping[str, Any]) -> str:
-    """How a call is named as the source of a number: ``multiply(12, 7)``, ``evaluate("2 + 3")``."""
-    values = ", ".join(
-        str(v)
-        if isinstance(v, int | float) and not isinstance(v, bool)
-        else json.dumps(v, ensure_ascii=False)
-        for v in arguments.values()
-    )
-    return f"{tool}({values})"
+        facts = TurnFacts(self.user_text, tuple(self.outcome.tool_calls), self.s._earlier)
+        return judge.judge(answer, check, facts)

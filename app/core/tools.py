@@ -10,7 +10,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # toolrun imports this module: the records are only named here
+    from app.core.toolrun import CallRecord
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,9 +92,6 @@ class AnswerVerifier(Protocol):
         ...
 
 
-VERDICTS = ("verified", "computed", "unverified")
-
-
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """What an answer is shown as. ``kind``: "verified" (every number backed and the formula
@@ -107,23 +107,12 @@ class Verdict:
 
 
 @dataclasses.dataclass(frozen=True)
-class CallFact:
-    """A finished call of this turn, as a verdict sees it; ``label``: ``multiply(12, 7)``."""
-
-    tool: str
-    arguments: Mapping[str, Any]
-    result: str
-    is_error: bool
-    label: str = ""
-
-
-@dataclasses.dataclass(frozen=True)
 class TurnFacts:
     """What a verdict weighs besides the answer: the user's own question, this turn's calls,
     and the previous answer's result where that was verified ("now add 16 to that")."""
 
     asked: str
-    calls: tuple[CallFact, ...] = ()
+    calls: tuple[CallRecord, ...] = ()
     earlier: Fraction | None = None
 
 

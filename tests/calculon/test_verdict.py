@@ -7,8 +7,8 @@ from fractions import Fraction
 from typing import Any
 
 from app.calculon import CalculonMode
-from app.core.session import call_label
-from app.core.tools import USER_SOURCE, CallFact, Source, TurnFacts, Verdict
+from app.core.toolrun import CallRecord
+from app.core.tools import USER_SOURCE, Source, TurnFacts, Verdict
 
 PAIGE = (
     "Paige raised 15 goldfish in the pond but stray cats loved eating them. 5 were eaten. "
@@ -20,11 +20,11 @@ FRED = (
 )
 
 
-def call(tool: str, arguments: Mapping[str, Any], result: str, is_error: bool = False) -> CallFact:
-    return CallFact(tool, arguments, result, is_error, call_label(tool, arguments))
+def call(tool: str, arguments: Mapping[str, Any], result: str, is_error: bool = False) -> CallRecord:
+    return CallRecord("calculator", tool, arguments, result, is_error, 1.0)
 
 
-def verdict(asked: str, calls: list[CallFact], answer: str, earlier: Fraction | None = None) -> Verdict:
+def verdict(asked: str, calls: list[CallRecord], answer: str, earlier: Fraction | None = None) -> Verdict:
     mode = CalculonMode()
     sources = [Source(asked, USER_SOURCE), *(Source(c.result, c.label) for c in calls if not c.is_error)]
     return mode.judge(answer, mode.check(answer, sources), TurnFacts(asked, tuple(calls), earlier))
