@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -206,9 +208,19 @@ class Engine:
         """Let a backend that can read the prompt's fixed opening ahead of time do so now."""
         prefill = getattr(backend, "prefill", None)
         if prefill is not None:
-            task = asyncio.create_task(prefill(self.system_prompt))
+            task = asyncio.create_task(self._prefilled(prefill))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
+
+    async def _prefilled(self, prefill: Callable[[str], Awaitable[int]]) -> None:
+        """Read the opening, then say how it was made ready: the latency bench and a person
+        wondering why the first question waits both read this line."""
+        started = time.perf_counter()
+        decoded = await prefill(self.system_prompt)
+        how = f"read {decoded} tokens" if decoded else "restored the saved state"
+        seconds = time.perf_counter() - started
+        message = f"Prompt opening ready ({how}, {seconds:.1f} s)"
+        self._emit(ev.ModelLoading(progress=1.0, done=True, message=message))
 
     def _create_backend(self) -> Backend:
         from app.llm.registry import create_backend

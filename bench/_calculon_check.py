@@ -1,6 +1,6 @@
 """The Calculon bench's own judge: which numbers are unbacked, and whether an answer is right.
 
-Deliberately separate from :mod:`app.core.provenance`: plain digit numbers only,
+Deliberately separate from :mod:`app.calculon.provenance`: plain digit numbers only,
 read with one regular expression, matched exactly or as a half-up/half-even
 rounding. It is a floor on leaks (it reads no number words), not a second proof.
 """

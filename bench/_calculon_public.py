@@ -26,27 +26,38 @@ from pathlib import Path
 
 from bench._calculon_questions import Question
 
-CATEGORY = "mawps"
 SEED = 20261202
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def mawps_path() -> Path | None:
-    named = os.environ.get("CALCULON_MAWPS")
+    return corpus_path("mawps")
+
+
+def corpus_path(name: str) -> Path | None:
+    """``$CALCULON_<NAME>``, ``bench/data/<name>.jsonl`` or ``../shared/<name>/<name>.jsonl``."""
+    named = os.environ.get(f"CALCULON_{name.upper()}")
     places = [Path(named)] if named else []
-    places += [ROOT / "bench" / "data" / "mawps.jsonl", ROOT.parent / "shared" / "mawps" / "mawps.jsonl"]
+    places += [ROOT / "bench" / "data" / f"{name}.jsonl", ROOT.parent / "shared" / name / f"{name}.jsonl"]
     return next((p for p in places if p.is_file()), None)
 
 
 def mawps_questions(sample: int = 0) -> list[Question]:
     """The corpus, or a fixed sample of ``sample`` problems; FileNotFoundError names the places."""
-    path = mawps_path()
+    return corpus_questions("mawps", sample)
+
+
+def corpus_questions(name: str, sample: int = 0) -> list[Question]:
+    """MAWPS, or a held-out corpus (``svamp``, ``asdiv``: checked, never tuned on), in the same
+    JSON-lines form; a fixed sample of ``sample`` problems (0: all)."""
+    path = corpus_path(name)
     if path is None:
         raise FileNotFoundError(
-            "MAWPS is not here: set CALCULON_MAWPS, or put mawps.jsonl in bench/data/ or ../shared/mawps/"
+            f"{name.upper()} is not here: set CALCULON_{name.upper()}, or put {name}.jsonl in bench/data/ "
+            f"or ../shared/{name}/"
         )
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    questions = [Question(r["question"], CATEGORY, Fraction(str(r["answer"]))) for r in rows]
+    questions = [Question(r["question"], name, Fraction(str(r["answer"]))) for r in rows]
     if sample and sample < len(questions):
         questions = random.Random(SEED).sample(questions, sample)
     return questions

@@ -6,10 +6,11 @@ from bench._calculon_blind import blind_questions
 from bench._calculon_conversations import conversation_questions
 from bench._calculon_fresh import fresh_questions
 from bench._calculon_heldout import heldout_questions
-from bench._calculon_public import mawps_questions
+from bench._calculon_public import corpus_questions
 from bench._calculon_questions import CATEGORIES, Question, all_questions
 
-SETS = ("main", "heldout", "fresh", "blind", "conversation", "mawps")
+PUBLIC = ("mawps", "svamp", "asdiv")  # svamp and asdiv: held out, for checking only
+SETS = ("main", "heldout", "fresh", "blind", "conversation", *PUBLIC)
 
 
 def questions_of(name: str, limit: int = 0, sample: int = 0) -> list[list[Question]]:
@@ -18,8 +19,8 @@ def questions_of(name: str, limit: int = 0, sample: int = 0) -> list[list[Questi
     if name == "conversation":
         found = conversation_questions()
         return found[:limit] if limit else found
-    if name == "mawps":
-        chosen = mawps_questions(sample)
+    if name in PUBLIC:
+        chosen = corpus_questions(name, sample)
         return [[q] for q in (chosen[:limit] if limit else chosen)]
     pool = {"heldout": heldout_questions, "fresh": fresh_questions, "blind": blind_questions}.get(
         name, all_questions

@@ -39,10 +39,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from app.calculon.provenance import CalculonVerifier
 from app.core import events as ev
 from app.core.backend import Backend, BackendError, StepDone, ThoughtChunk, ToolCallChunk
 from app.core.messages import ToolCall
-from app.core.provenance import CalculonVerifier
 from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings

@@ -9,11 +9,11 @@ import threading
 import anyio
 import pytest
 
+from app.calculon.provenance import CalculonVerifier
 from app.core import events as ev
 from app.core import prompts
 from app.core.backend import BackendError, ToolCallChunk
 from app.core.messages import ToolCall
-from app.core.provenance import CalculonVerifier
 from app.engine import Engine
 from app.llm import registry
 from app.llm.scripted import ScriptedBackend

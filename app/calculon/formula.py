@@ -13,12 +13,10 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from app.calculon.output import APPROX, call_formula, without_note
 from app.core.numbers import Mention, find_numbers
-from app.core.provenance import ROUNDING_NOTE
 from app.core.toolrun import CallRecord
 
-_TYPED = {"add": "+", "subtract": "−", "multiply": "×", "divide": "÷", "power": "^", "mod": "mod"}
-_SHOWN = str.maketrans({"*": "×", "/": "÷", "-": "−"})
 _BOUNDARY = re.compile(r"[.?!;:,]\s|[.?!;:]$|\bbut\b|\band\b|\bthen\b", re.IGNORECASE)
 _WORD = re.compile(r"[$€£]?[A-Za-z][A-Za-z'’-]*")
 # Words that say nothing about which number is which: left out of a label.
@@ -41,14 +39,14 @@ def labelled_formula(asked: str, calls: Sequence[CallRecord]) -> str:
 
 def result_values(result: str) -> list[Fraction]:
     """The values a tool result states, the calculator's rounding note left out."""
-    return [v for m in find_numbers(ROUNDING_NOTE.sub(" ", result)) for v in m.values()]
+    return [v for m in find_numbers(without_note(result)) for v in m.values()]
 
 
 def _result_text(result: str) -> str:
-    mentions = find_numbers(ROUNDING_NOTE.sub(" ", result))
+    mentions = find_numbers(without_note(result))
     if not mentions:
         return " ".join(result.split())[:40]
-    if len(mentions) > 1 and "≈" in result[mentions[0].end : mentions[1].start]:
+    if len(mentions) > 1 and APPROX in result[mentions[0].end : mentions[1].start]:
         return mentions[1].text  # "811/23 ≈ 35.26…": the rounded value is what a person reads
     head = result[: mentions[0].end].strip()
     return head if len(head) <= 40 else mentions[0].text
@@ -57,12 +55,10 @@ def _result_text(result: str) -> str:
 def _expression(call: CallRecord) -> str:
     args: Mapping[str, Any] = call.arguments
     name = call.tool.rsplit(".", 1)[-1]
-    if isinstance(args.get("expression"), str):
-        return " ".join(str(args["expression"]).split()).translate(_SHOWN)
-    values = list(args.values())
-    if name in _TYPED and len(values) == 2:
-        return f"{_arg(values[0])} {_TYPED[name]} {_arg(values[1])}"
-    return f"{name}({', '.join(_arg(v) for v in values)})"
+    formula = call_formula(name if "expression" not in args else "evaluate", args)
+    if formula is not None:
+        return formula
+    return f"{name}({', '.join(_arg(v) for v in args.values())})"
 
 
 def _arg(value: Any) -> str:

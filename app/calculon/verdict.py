@@ -18,9 +18,10 @@ from fractions import Fraction
 
 from app.calculon.evaluate import plain
 from app.calculon.formula import labelled_formula, result_values
+from app.calculon.output import is_exact
+from app.calculon.provenance import SourcePool, answer_mentions
 from app.calculon.transcript import Transcript, names_an_operation, transcribe
 from app.core.numbers import Mention, find_numbers
-from app.core.provenance import SourcePool, answer_mentions
 from app.core.toolrun import CallRecord
 from app.core.tools import CheckResult, Source, TurnFacts, Verdict
 
@@ -100,13 +101,9 @@ def _stray(answer: str, transcript: Transcript) -> list[str]:
 def _agrees(transcript: Transcript, call: CallRecord) -> bool:
     target = transcript.value
     assert target is not None
-    loose = transcript.approximate or not _exactly_written(call.result)
+    loose = transcript.approximate or not is_exact(call.result)
     tolerance = abs(target) * Fraction(1, 10**12)
     return any(v == target or (loose and abs(v - target) <= tolerance) for v in result_values(call.result))
-
-
-def _exactly_written(result: str) -> bool:
-    return "≈" not in result and "rounded" not in result
 
 
 def _states(answer: str, transcript: Transcript) -> bool:

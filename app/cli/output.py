@@ -141,16 +141,28 @@ class EventPrinter:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self._streaming = ""  # the kind of delta whose line is open
+        self._loading: tuple[str, int] = ("", -1)  # the last load line: its message and quarter
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.TextDelta | ev.ThoughtDelta):
             self._delta(event.kind, event.text)
+            return
+        if isinstance(event, ev.ModelLoading) and not event.done and not self._news(event):
             return
         self._end_line()
         line = describe(event)
         if line:
             self.stream.write(visible(line) + "\n")
             self.stream.flush()
+
+    def _news(self, event: ev.ModelLoading) -> bool:
+        """A load's progress is worth a line when its message changes or it passes a quarter:
+        llama.cpp reports every percent, and a terminal does not need 100 lines of it."""
+        seen = (event.message, int(event.progress * 4))
+        if seen == self._loading:
+            return False
+        self._loading = seen
+        return True
 
     def _delta(self, kind: str, text: str) -> None:
         if self._streaming != kind:

@@ -25,6 +25,25 @@ class ModelRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...]
     backed: tuple[str, ...] | None = None
+    formula: FormulaHint | None = None  # Calculon mode, on the step that answers the user's words
+
+
+@dataclasses.dataclass(frozen=True)
+class FormulaHint:
+    """The calculation Calculon mode reads in the user's latest words, handed to the backend
+    as a typed hint so it need not guess the question back from strings.
+
+    ``source`` is "transcription" where the user wrote the arithmetic out ("12 times 7"):
+    the formula is theirs. It is "ranked" where a word problem's story was read by the
+    ranker: the most likely of several candidates (``alternatives``, each with its share),
+    a reading to be checked, never an established formula. A backend that cannot write a
+    good call itself (a small local model) may make this call instead, and says so."""
+
+    expression: str  # as the calculator's ``evaluate`` takes it: "(40 - 19) * 3"
+    shown: str  # as the answer shows it: "(40 − 19) × 3"
+    source: str  # "transcription" or "ranked"
+    probability: float = 1.0
+    alternatives: tuple[tuple[str, float], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)

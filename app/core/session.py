@@ -25,6 +25,7 @@ from app.core import running
 from app.core.backend import (
     Backend,
     BackendError,
+    FormulaHint,
     ModelRequest,
     StepDone,
     TextChunk,
@@ -171,6 +172,7 @@ class _Turn:
         self.echoes = 0
         self.outcome = TurnOutcome()
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
+        self.formula: FormulaHint | None = None
         self.started = time.perf_counter()
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None:
@@ -183,6 +185,8 @@ class _Turn:
         self.messages.append(Message("user", text))
         self.sources.append(Source(text, USER_SOURCE))
         self.user_text = text
+        hint = getattr(self.s.verifier, "hint", None)  # Calculon mode reads the formula once a turn
+        self.formula = hint(text, self.s._earlier) if hint is not None else None
         failed = False
         try:
             await self._loop()
@@ -245,7 +249,8 @@ class _Turn:
         specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t, _ in offered)
         self.specs = specs
         backed = tuple(s.text for s in self._all_sources()) if self.s.verifier is not None else None
-        request = ModelRequest(self.s.system_prompt, (*self.s.history, *self.messages), specs, backed)
+        history = (*self.s.history, *self.messages)
+        request = ModelRequest(self.s.system_prompt, history, specs, backed, self.formula)
         started = time.perf_counter()
         step = await self._stream_with_retry(request)
         for notice in step.done.notices:

@@ -9,15 +9,7 @@ from typing import Any
 from app.calculon import CalculonMode
 from app.core.toolrun import CallRecord
 from app.core.tools import USER_SOURCE, Source, TurnFacts, Verdict
-
-PAIGE = (
-    "Paige raised 15 goldfish in the pond but stray cats loved eating them. 5 were eaten. "
-    "How many goldfish remained?"
-)
-FRED = (
-    "Last week Fred had 19 dollars and Jason had 16 dollars. They washed cars over the weekend and now "
-    "Fred has 40 dollars and Jason has 69 dollars. How much money did Fred earn?"
-)
+from tests.calculon.stories import FRED, PAIGE
 
 
 def call(tool: str, arguments: Mapping[str, Any], result: str, is_error: bool = False) -> CallRecord:

@@ -15,16 +15,12 @@ from app.core.prompts import system_prompt
 from app.core.session import ChatSession
 from app.llm.gemini import GeminiBackend
 from app.llm.openai import OpenAIBackend
+from tests.calculon.stories import PAIGE
 from tests.llm import gemini_fixture as g
 from tests.llm import openai_fixture as o
 from tests.llm.gemini_tools import ChildServerTools
 
 pytestmark = pytest.mark.anyio
-
-PAIGE = (
-    "Paige raised 15 goldfish in the pond but stray cats loved eating them. 5 were eaten. "
-    "How many goldfish remained?"
-)
 
 
 @pytest.fixture

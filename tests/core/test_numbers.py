@@ -20,7 +20,7 @@ def texts(text: str) -> list[str]:
 
 
 def test_every_mention_is_the_exact_slice_of_the_text_it_was_found_in():
-    cases = Path(__file__).with_name("data") / "provenance_cases.jsonl"
+    cases = Path(__file__).parents[1] / "calculon" / "data" / "provenance_cases.jsonl"
     for line in cases.read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
         for text in (case["answer"], *case["sources"]):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from app.calculon.provenance import unbacked_numbers
 from app.core.prompts import system_prompt
-from app.core.provenance import unbacked_numbers
 from app.paths import resources_dir
 
 

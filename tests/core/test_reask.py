@@ -12,12 +12,12 @@ from typing import Any
 import anyio
 import pytest
 
+from app.calculon.provenance import CalculonVerifier
 from app.core import events as ev
 from app.core.backend import Chunk, ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.outcome import TurnOutcome
 from app.core.prompts import system_prompt
-from app.core.provenance import CalculonVerifier
 from app.core.session import REASK_TEMPLATE, ChatSession
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import bundled_entry

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Sequence
+from fractions import Fraction
 
 import pytest
 
@@ -193,3 +194,27 @@ async def test_retrieval_ranks_the_user_s_words_and_not_the_reask_text(tools):
     await session.run_turn("add 2 and 3 and 0")
     await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop
     assert seen == ["add 2 and 3 and 0", "add 2 and 3 and 0"]
+
+
+async def test_calculon_mode_hands_the_backend_the_formula_it_read_in_the_users_words(tools):
+    from app.calculon import CalculonMode
+
+    steps = [[call("add", a=84, b=16)], ["It is 100."], [call("add", a=9, b=4)], ["13."]]
+    session = session_with(tools, steps, verifier=CalculonMode())
+    session._earlier = Fraction(84)  # as after a verified "What is 12 times 7?"
+    await session.run_turn("Now add 16 to that.")
+    first, after_call = session.backend.requests[:2]  # type: ignore[attr-defined]
+    assert first.formula is not None and (first.formula.expression, first.formula.source) == (
+        "84 + 16",
+        "transcription",
+    )
+    assert after_call.formula == first.formula  # the backend, not the session, knows when to use it
+    await session.run_turn("Sam had 9 marbles. He gave 4 to Ann. How many marbles does Sam have left?")
+    story = session.backend.requests[2].formula  # type: ignore[attr-defined]
+    assert story is not None and story.source == "ranked"
+
+
+async def test_without_calculon_mode_no_formula_is_read(tools):
+    session = session_with(tools, [["It is 84."]])
+    await session.run_turn("What is 12 times 7?")
+    assert session.backend.requests[0].formula is None  # type: ignore[attr-defined]

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Iterator
 import anyio
 import pytest
 
+from app.calculon.provenance import CalculonVerifier
 from app.core import events as ev
 from app.core.prompts import system_prompt
-from app.core.provenance import CalculonVerifier
 from app.core.session import ChatSession
 from app.llm.gemini import GeminiBackend
 from tests.llm import gemini_fixture as g

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from app.calculon.provenance import CalculonVerifier
 from app.core.backend import ModelRequest, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolCall
-from app.core.provenance import CalculonVerifier
 from app.llm.local import LocalBackend, LocalOptions
 from app.llm.local.backed import backed_forms
 from app.llm.local.decoder import DecodeResult
@@ -27,6 +27,13 @@ def test_backed_forms_give_calls_exact_values_and_answers_their_roundings():
     assert {"0.33", "0.333333", "1234", "1235"} <= forms.text
     assert "0.33" not in forms.json and "1235" not in forms.json  # a rounded input is another calculation
     assert "0" not in forms.text  # a rounding to zero backs nothing
+
+
+def test_numbers_written_with_thousands_commas_are_backed_grouped_and_plain():
+    # "81,000" once failed the whole turn: the grouping of an already grouped form
+    forms = backed_forms(["an overhead of 81,000 dollars and 7,000 per performance", "9"])
+    assert {"81,000", "81000", "7,000", "7000"} <= forms.text
+    assert "81000" in forms.json
 
 
 def test_the_strict_grammar_compiles_in_llama_cpp_for_every_calculator_tool(smol):
@@ -79,16 +86,36 @@ async def test_an_answer_that_goes_round_in_a_loop_is_cut_off_before_the_cap(smo
 def test_the_prompts_fixed_opening_is_read_before_the_first_question():
     question, tools = "What is 12 times 7?", calculator_tools()
     request = ModelRequest("You are Calculon.", (Message("user", question),), tools, (question,))
+    step = _step_after_prefill(request)
+    # all but the tool list and the question (a few hundred tokens) came from the cache
+    assert step is not None and step.prompt_tokens - step.reused_tokens < 400, step
+
+
+def test_the_answer_after_the_one_call_opens_with_the_cached_examples_and_leaves_out_the_tool_list():
+    question, tools = "Sam had 9 marbles. He gave 4 to Ann. How many are left?", calculator_tools()
+    call = ToolCall("c1", "evaluate", {"expression": "9 - 4"})
+    history = (
+        Message("user", question),
+        Message("assistant", "", (call,)),
+        Message("tool", "5", tool_call_id="c1", tool_name="evaluate"),
+    )
+    step = _step_after_prefill(ModelRequest("You are Calculon.", history, tools, (question, "5")))
+    assert step is not None
+    assert step.prompt_tokens > 1000, step  # the worked examples are there: a base model needs them
+    # read anew: the question, the call and its result; not the tool list (a few hundred tokens)
+    assert step.prompt_tokens - step.reused_tokens < 120, step
+
+
+def _step_after_prefill(request: ModelRequest) -> DecodeResult | None:
+    """A fresh backend reads the prompt's opening ahead, then runs one step of ``request``."""
     backend = LocalBackend(LocalOptions(builtin_model="smollm2-135m-instruct", n_ctx=4096, max_tokens=24))
 
-    async def prefill_then_ask() -> DecodeResult | None:
+    async def prefill_then_step() -> DecodeResult | None:
         try:
-            await backend.prefill("You are Calculon.")
+            await backend.prefill(request.system)
             await collect(backend, request)
             return backend.last_step
         finally:
             await backend.aclose()
 
-    step = asyncio.run(prefill_then_ask())
-    # all but the tool list and the question (a few hundred tokens) came from the cache
-    assert step is not None and step.prompt_tokens - step.reused_tokens < 400, step
+    return asyncio.run(prefill_then_step())

@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
 
+from app.calculon.provenance import CalculonVerifier
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
-from app.core.provenance import CalculonVerifier
 from app.core.session import ChatSession
 from app.history import History, Recorder, history_path
 from app.history.export import to_json

@@ -10,12 +10,8 @@ from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings
 from app.ui.main import build_window, prepare
+from tests.calculon.stories import PAIGE
 from tests.ui.test_main import CALCULATOR, servers_file
-
-PAIGE = (
-    "Paige raised 15 goldfish in the pond but stray cats loved eating them. 5 were eaten. "
-    "How many goldfish remained?"
-)
 
 
 def test_the_badge_says_verified_only_where_the_formula_is_written_out(qtbot, qloop, arun, tmp_path):

@@ -19,14 +19,12 @@ import dataclasses
 import json
 import re
 from collections.abc import Iterable
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 
+from app.calculon.forms import MAX_DIGITS, exact_forms, grouped, rounded_forms
+from app.calculon.output import ROUNDING_NOTE, without_note
 from app.core.numbers import find_numbers
 
-MAX_DIGITS = 400  # a longer number is not offered: no one copies it from a chat, and the grammar grows
-ROUNDED_PLACES = 6  # a number with more decimals may also be written rounded to 0..6 places
-_ROUNDING_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
 _PLAIN_NUMBER = re.compile(r"-?[0-9][0-9,]*(?:\.[0-9]+)?")
 PRIMITIVES = ("number", "integer", "string")  # the converter's rule names that are redefined here
 # Numerals other than ASCII digits ("½", "²", "٣"): numbers too, that no backed form holds.
@@ -63,8 +61,8 @@ def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
     percent = False
     for source in texts:
         percent = percent or "%" in source or "percent" in source.lower()
-        notes.update(_ROUNDING_NOTE.findall(source))
-        for mention in find_numbers(_ROUNDING_NOTE.sub(" ", source)):
+        notes.update(ROUNDING_NOTE.findall(source))
+        for mention in find_numbers(without_note(source)):
             if _PLAIN_NUMBER.fullmatch(mention.text) and len(mention.text) <= MAX_DIGITS:
                 written.add(mention.text)
             values.update(mention.values() if parts else (r.value for r in mention.readings))
@@ -72,47 +70,9 @@ def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
     exact = {f for v in values for f in exact_forms(v)} | {w.replace(",", "") for w in written}
     rounded = {f for v in values for f in rounded_forms(v)}
     text = exact | rounded | written
-    text |= {_grouped(f) for f in text}
+    text |= {grouped(f) for f in text}
     integers = {f for f in exact if "." not in f}
     return BackedForms(frozenset(text), frozenset(exact), frozenset(integers), percent, frozenset(notes))
-
-
-def exact_forms(value: Fraction) -> set[str]:
-    """``value`` as a plain decimal, when it has a finite one of reasonable length."""
-    if value.denominator == 1:
-        text = str(value.numerator)
-        return {text} if len(text) <= MAX_DIGITS else set()
-    with localcontext() as ctx:
-        ctx.prec = MAX_DIGITS
-        exact = Decimal(value.numerator) / Decimal(value.denominator)
-        return {_plain(exact)} if Fraction(exact) == value else set()
-
-
-def rounded_forms(value: Fraction) -> set[str]:
-    """Correct roundings of ``value`` to 0..ROUNDED_PLACES decimals (half-up and half-even
-    on a tie, as the checker accepts), never a rounding to zero."""
-    if value.denominator == 1:
-        return set()
-    forms: set[str] = set()
-    with localcontext() as ctx:
-        ctx.prec = MAX_DIGITS
-        exact = Decimal(value.numerator) / Decimal(value.denominator)
-        for shown in range(ROUNDED_PLACES + 1):
-            unit = Decimal(1).scaleb(-shown)
-            forms.update(_plain(exact.quantize(unit, mode)) for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN))
-    return {f for f in forms if Decimal(f) != 0 and len(f) <= MAX_DIGITS and Fraction(Decimal(f)) != value}
-
-
-def _plain(number: Decimal) -> str:
-    return format(number, "f")
-
-
-def _grouped(form: str) -> str:
-    sign, _, digits = form.rpartition("-")
-    whole, dot, decimals = digits.partition(".")
-    if len(whole) <= 4:  # 1234 is as common as 1,234; only longer runs are grouped
-        return form
-    return f"{sign}{int(whole):,}{dot}{decimals}"
 
 
 def text_rules(forms: BackedForms) -> list[str]:
@@ -191,7 +151,7 @@ def _unit_tail(units: frozenset[str], note: str) -> str:
 def result_units(text: str) -> frozenset[str]:
     """The words of a tool result beside its numbers ("ft" of "2500/381 ≈ 6.56 ft"), less the
     rounding note."""
-    return frozenset(re.findall(r"°?[^\W\d_]+", _ROUNDING_NOTE.sub(" ", text)))
+    return frozenset(re.findall(r"°?[^\W\d_]+", without_note(text)))
 
 
 def argument_rules(forms: BackedForms) -> list[str]:

@@ -26,9 +26,9 @@ import itertools
 import re
 from collections.abc import Iterator, Sequence
 
+from app.calculon.forms import exact_forms
 from app.calculon.transcript import transcribe
 from app.core.numbers import Mention, find_numbers
-from app.llm.local.backed import exact_forms
 
 ANY = "+-*/^%"
 MAX_JOIN_WORDS = 6  # "273 apples are shared equally among 6": more words between, and it is a story
@@ -112,7 +112,12 @@ def counted_words(text: str) -> frozenset[str]:
     """What the user's numbers count ("books" of "58 books") and what the question asks how
     many of ("days" of "how many days")."""
     units = {leaf.unit for leaf in leaves(read(text)) if leaf.unit}
-    return frozenset(units | set(HOW_MANY.findall(text)))
+    return frozenset(units) | asked_for(text)
+
+
+def asked_for(text: str) -> frozenset[str]:
+    """What the question asks how many of ("km" of "how many km is 144 miles?")."""
+    return frozenset(HOW_MANY.findall(text))
 
 
 def leaves(items: Sequence[Item]) -> list[Item]:

@@ -24,6 +24,7 @@ from typing import Literal
 
 import llama_cpp
 
+from app.calculon.output import call_formula, exact_part
 from app.calculon.transcript import transcribe, with_earlier
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
@@ -34,10 +35,11 @@ from app.llm.local.conversation import CALL_OPEN, RESULT_OPEN, build_turns, flat
 from app.llm.local.decoder import Decoder, DecodeResult
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
+from app.llm.local.hinted import hinted_call
 from app.llm.local.operands import Operands, operands
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
-from app.llm.local.reading import counted_words
+from app.llm.local.reading import asked_for, counted_words
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 
 logger = logging.getLogger(__name__)
@@ -54,6 +56,7 @@ class StepPolicy:
     call_policy: CallPolicy = "numbers"
     max_tool_calls: int | None = None  # per user message; None: no limit
     family: str = ""  # which worked examples open the prompt (app/llm/local/fewshot.py); "": none
+    hinted_calls: bool = True  # make Calculon mode's formula call instead of decoding one
 
 
 class StepRunner:
@@ -75,7 +78,12 @@ class StepRunner:
         self._reported_relaxed: set[str] = set()
 
     def run(self, request: ModelRequest, emit: Emit, stop: threading.Event) -> None:
-        prompt, notices = self.fit(request)
+        hinted = self._hinted(request)
+        if hinted is not None:
+            emit(ToolCallChunk(hinted[0]))
+            emit(StepDone(tokens=0, notices=(hinted[1],)))
+            return
+        prompt, notices = self.fit(request, listed=not self._answers_only(request))
         forms = backed_forms(request.backed) if request.backed is not None else None
         grammar = self._grammar(request, forms, notices)
         result = self._decode(prompt, grammar, emit, stop)
@@ -95,13 +103,32 @@ class StepRunner:
         notices.extend(self._stop_notices(result))
         emit(StepDone(tokens=result.tokens, notices=tuple(notices)))
 
+    def _hinted(self, request: ModelRequest) -> tuple[ToolCall, str] | None:
+        """Calculon mode's own call for the user's words, where the session read a formula in
+        them and this step answers them (see :mod:`app.llm.local.hinted`)."""
+        hint = request.formula
+        if hint is None or not (self.policy.hinted_calls and self.policy.strict) or not request.messages:
+            return None
+        last = request.messages[-1]
+        if last.role != "user" or request.backed is None or last.text not in request.backed:
+            return None  # a step after a call, or the app's re-ask: not the user's words
+        # "And half of it?" has no digit, so no call is forced; its transcription still is one
+        if hint.source != "transcription" and not forces_call(request, self.policy):
+            return None
+        return hinted_call(hint, request.tools)
+
+    def _answers_only(self, request: ModelRequest) -> bool:
+        """Whether this step may only answer: the model made its calls for this message."""
+        limit = self.policy.max_tool_calls
+        return limit is not None and calls_this_turn(request.messages, request.backed) >= limit
+
     def _grammar(
         self, request: ModelRequest, forms: BackedForms | None, notices: list[str]
     ) -> StepGrammar | None:
         if not request.tools:
             return answer_only(forms) if forms is not None else None
         limit = self.policy.max_tool_calls
-        if limit is not None and calls_this_turn(request.messages, request.backed) >= limit:
+        if self._answers_only(request):
             # the model's normal course, not news to the user: said in the log only
             logger.debug("this model may make %d tool call(s) per message; answering now", limit)
             if forms is None:
@@ -154,15 +181,16 @@ class StepRunner:
             logger.warning("the operand grammar did not compile; using the plain backed grammar")
         return compose(self._rules[key], forced=forced, thinks=thinks, forms=forms)
 
-    def fit(self, request: ModelRequest) -> tuple[list[int], list[str]]:
-        """Prompt tokens that leave room to answer, dropping the oldest exchanges if needed."""
+    def fit(self, request: ModelRequest, *, listed: bool = True) -> tuple[list[int], list[str]]:
+        """Prompt tokens that leave room to answer, dropping the oldest exchanges if needed.
+        ``listed=False``: a step that may only answer is not shown the tool list (see render)."""
         n_ctx = self.decoder.n_ctx
         limit = n_ctx - min(self.policy.max_tokens, n_ctx // 2)
         groups = message_groups(request.messages)
         tokens: list[int] = []
         for dropped in range(max(1, len(groups))):
             kept = flatten(groups[dropped:])
-            tokens = self.tokenize(request.system, kept, request.tools)
+            tokens = self.tokenize(request.system, kept, request.tools, listed=listed)
             if len(tokens) <= limit:
                 return tokens, [_trim_notice(groups[:dropped], n_ctx)] if dropped else []
         raise BackendError(
@@ -191,12 +219,22 @@ class StepRunner:
             cache.save(self.model, key, tokens)
         return decoded
 
-    def render(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
+    def render(
+        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], *, listed: bool = True
+    ) -> str:
+        """The prompt. Unlisted, a step after worked examples leaves out the tool list, which
+        sits after them: it cannot call, and a fresh process would read a few hundred tokens
+        for nothing. The examples stay, so the opening is the cached one word for word; a base
+        model shown the conversation without them repeated its instructions. Without examples
+        the list is part of the opening, and stays."""
         examples = example_messages(self.policy.family, tools) if self.policy.family else []
-        return self.format.render(build_turns(system, messages, tools, examples))
+        shown = tools if listed or not examples else ()
+        return self.format.render(build_turns(system, messages, shown, examples))
 
-    def tokenize(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> list[int]:
-        return self._tokens(self.render(system, messages, tools))
+    def tokenize(
+        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], *, listed: bool = True
+    ) -> list[int]:
+        return self._tokens(self.render(system, messages, tools, listed=listed))
 
     def _tokens(self, text: str) -> list[int]:
         has_bos = bool(self._bos_text) and text.startswith(self._bos_text)
@@ -291,14 +329,17 @@ def last_result_forms(request: ModelRequest) -> frozenset[str]:
 
 def answer_units(request: ModelRequest) -> frozenset[str]:
     """The one word an answer may write after the result, before its full stop: the result's
-    own ("ft" of "6.56 ft"), or what the user counted ("books" of "58 books", "days" of "how
-    many days"). After the result a small model ran on: "2014 is double the number x x x",
-    "157464 is a result of the original function ...", "221.25 is exactly $ $ $"; and on the
-    app's re-ask, "16.68 is exactly one-sixth of the original value", its "one-sixth" unbacked."""
+    own ("ft" of "6.56 ft", or "feet" where the user asked how many feet), or else what the user
+    counted ("books" of "58 books", "days" of "how many days"). After the result a small model
+    ran on: "2014 is double the number x x x", "157464 is a result of the original function ...",
+    "221.25 is exactly $ $ $"; and on the app's re-ask, "16.68 is exactly one-sixth of the
+    original value", its "one-sixth" unbacked."""
     result = _last_result(request)
     own = result_units(result.text) if result is not None else frozenset()
     asked = _asked(request.messages, request.backed)
-    return own | counted_words(request.messages[asked].text if asked >= 0 else "")
+    text = request.messages[asked].text if asked >= 0 else ""
+    # a conversion's result is in its own unit, never the one converted from ("231.745536 miles")
+    return own | asked_for(text) if own else counted_words(text)
 
 
 def head_forms(request: ModelRequest) -> frozenset[str]:
@@ -312,10 +353,6 @@ def head_forms(request: ModelRequest) -> frozenset[str]:
     return backed_forms(texts).text | whole
 
 
-_TYPED = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
-_SHOWN = str.maketrans({"*": "×", "/": "÷"})
-
-
 def formulas(request: ModelRequest) -> frozenset[str]:
     """The calculation behind this turn's last result, as an answer may write it ("12 * 7" or
     "12 × 7"): the expression ``evaluate`` ran, or a two-number tool's operation; and the
@@ -327,15 +364,11 @@ def formulas(request: ModelRequest) -> frozenset[str]:
     call = next(calls, None)
     if call is None:
         return frozenset()
-    name, args = call.name.rsplit(".", 1)[-1], call.arguments
-    if name == "evaluate" and isinstance(args.get("expression"), str):
-        written = " ".join(args["expression"].split())
-    elif name in _TYPED and {"a", "b"} <= args.keys():
-        written = f"{args['a']} {_TYPED[name]} {args['b']}"
-    else:
+    written = call_formula(call.name, call.arguments, shown=False)
+    if written is None or call.name.rsplit(".", 1)[-1] in ("power", "mod"):
         return frozenset()
-    exact = result.text.split("≈")[0].strip() if "≈" in result.text else ""  # "1/3" of "1/3 ≈ 0.333"
-    return frozenset({written, written.translate(_SHOWN), exact} - {""})
+    shown = call_formula(call.name, call.arguments) or ""
+    return frozenset({written, shown, exact_part(result.text)} - {""})  # "1/3" of "1/3 ≈ 0.333"
 
 
 def _last_result(request: ModelRequest) -> Message | None:

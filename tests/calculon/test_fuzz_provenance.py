@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.calculon.provenance import CalculonVerifier, answer_mentions
 from app.core.numbers import find_numbers
-from app.core.provenance import CalculonVerifier, answer_mentions
 
 FUZZ = settings(max_examples=200, deadline=None, database=None)
 

@@ -1,6 +1,6 @@
 """Writes provenance_cases.jsonl: the labelled set for the Calculon check.
 
-Run from the repository root: ``.venv/bin/python tests/core/data/make_provenance_cases.py``.
+Run from the repository root: ``.venv/bin/python tests/calculon/data/make_provenance_cases.py``.
 
 Every label here is written by hand or follows from how the case is built
 (the generator knows which numbers it put in the sources); none comes from the

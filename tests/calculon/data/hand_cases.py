@@ -2,7 +2,7 @@
 
 ``sources`` are the user's messages and the successful tool results the check
 sees; ``unbacked`` are the numbers that must be flagged, as written in the
-answer, in order, each once. Labels follow the rules in app/core/provenance.py.
+answer, in order, each once. Labels follow the rules in app/calculon/provenance.py.
 """
 
 from __future__ import annotations

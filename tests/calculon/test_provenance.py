@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.provenance import CalculonVerifier, answer_mentions, unbacked_numbers
+from app.calculon.provenance import CalculonVerifier, answer_mentions, unbacked_numbers
 
 CASES = Path(__file__).with_name("data") / "provenance_cases.jsonl"
 

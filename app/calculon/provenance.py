@@ -45,11 +45,10 @@ import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
+from app.calculon.output import ROUNDING_NOTE  # the note on a rounded result is not a result
 from app.core.numbers import Mention, Reading, find_numbers
 from app.core.tools import CheckResult, Source
 
-# The calculator's note on a rounded result is about the result, not a result.
-ROUNDING_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
 _LIST_MARKER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?([0-9]{1,4})[.)](?:\*\*)?[ \t]+\S", re.MULTILINE)
 _STEP_WORD = re.compile(r"\bstep[ \t]+\Z", re.IGNORECASE)
 

@@ -1,0 +1,157 @@
+"""Which candidate formula a word problem most likely means: a linear ranker over the words
+around the question and around each number.
+
+The weights (``ranker.json``) were fitted on MAWPS, a public corpus of grade-school word
+problems (``bench/train_ranker.py`` says how), and are checked on SVAMP and ASDiv, which
+were never used to fit anything. A ranking is evidence, not proof: a formula it picks is
+shown as *computed*, with its numbers labelled, for the person to check, never as verified.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from app.calculon.candidates import Candidate, Quantity, candidates, quantities
+
+WEIGHTS = Path(__file__).with_name("ranker.json")
+_WORD = re.compile(r"[a-z]+")
+_NEAR = 4  # words either side of a number that speak about it
+# Story words grouped by what they usually tell of the arithmetic, so that a word the
+# fitting corpus used rarely shares the weight of its kind ("leak" with "lost"). The
+# groups say nothing of which operator: the weights learn that, per group.
+_CUE_WORDS = {
+    "away": "left remain remaining lost lose gave give given spent spend ate eat eaten sold sell broke "
+    "broken leak leaked took take away used use off minus fewer less gone died fell removed",
+    "gain": "total all altogether together combined sum both plus bought buy found received got "
+    "gained added joined picked collected grew increase",
+    "compare": "more than longer taller older heavier farther further difference much bigger larger",
+    "rate": "each per every times twice double triple rows row groups group bags boxes packs week day hour",
+    "split": "equally equal shared share split among divided divide average between evenly",
+    "cheaper": "discount sale reduced cheaper markdown decrease",
+    "dearer": "tax tip markup raise interest increase increased",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Ranked:
+    candidate: Candidate
+    probability: float  # the ranker's softmax share among all candidates
+
+
+def ranked(text: str, weights: Mapping[str, float] | None = None, top: int = 5) -> list[Ranked]:
+    """The story's best candidate formulas, most likely first; [] when it has none."""
+    found = quantities(text)
+    pool = candidates(found)
+    if not pool:
+        return []
+    w = weights if weights is not None else load_weights()
+    context = Context.of(text, found)
+    scores = [score(features(c, context), w) for c in pool]
+    top_score = max(scores)
+    exps = [math.exp(s - top_score) for s in scores]
+    total = sum(exps)
+    order = sorted(range(len(pool)), key=lambda i: -scores[i])[:top]
+    return [Ranked(pool[i], exps[i] / total) for i in order]
+
+
+def score(feats: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    return sum(weights.get(name, 0.0) * value for name, value in feats.items())
+
+
+@functools.cache
+def load_weights() -> dict[str, float]:
+    return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What the features read from the story, worked out once for all its candidates."""
+
+    question_words: frozenset[str]
+    question_cues: frozenset[str]
+    near: tuple[frozenset[str], ...]  # per quantity: the words beside it
+    in_question: frozenset[int]  # quantities written in the question sentence
+    count: int
+
+    @classmethod
+    def of(cls, text: str, found: Sequence[Quantity]) -> Context:
+        lowered = text.lower()
+        start = _question_start(text)
+        question = set(_stems(lowered[start:]))
+        near = tuple(frozenset(_near(lowered, q)) for q in found)
+        inside = frozenset(i for i, q in enumerate(found) if q.start >= start)
+        cues = frozenset(_CUES[w] for w in question if w in _CUES)
+        return cls(frozenset(question), cues, near, inside, len(found))
+
+
+def features(c: Candidate, ctx: Context) -> dict[str, float]:
+    sig = "".join(c.ops)
+    top = c.ops[0]
+    f: dict[str, float] = {f"sig:{sig}": 1.0, f"used:{len(c.used)}/{min(ctx.count, 5)}": 1.0}
+    for word in ctx.question_words:
+        f[f"q:{word}:{top}"] = 1.0
+        if len(c.ops) > 1:
+            f[f"q:{word}:{sig}"] = 1.0
+    for cue in ctx.question_cues:
+        f[f"cue:{cue}:{top}"] = 1.0
+    for index, role in c.roles:
+        f[f"role:{role}"] = f.get(f"role:{role}", 0.0) + 1.0
+        for word in ctx.near[index]:
+            f[f"n:{word}:{role}"] = 1.0
+            kind = _CUES.get(word[1:])
+            if kind:
+                f[f"ncue:{word[0]}{kind}:{role}"] = 1.0
+        if index in ctx.in_question:
+            f[f"inq:{role}"] = 1.0
+    left_out = [i for i in range(ctx.count) if i not in c.used]
+    f["left_out_in_question"] = float(sum(1 for i in left_out if i in ctx.in_question))
+    f["text_order"] = 1.0 if list(c.used) == sorted(c.used) else 0.0
+    value = c.value
+    f["negative"] = 1.0 if value < 0 else 0.0
+    f["zero"] = 1.0 if value == 0 else 0.0
+    f["whole"] = 1.0 if value.denominator == 1 else 0.0
+    f[f"whole:{top}"] = f["whole"]
+    f["below_one"] = 1.0 if 0 < value < 1 else 0.0
+    return f
+
+
+def _cue_table() -> dict[str, str]:
+    return {_stem(word): kind for kind, words in _CUE_WORDS.items() for word in words.split()}
+
+
+def _question_start(text: str) -> int:
+    """Where the question sentence starts: the last sentence that asks, or the last one."""
+    ends = [m.end() for m in re.finditer(r"(?<=[.!?])\s+", text.rstrip())]
+    asks = [i for i, end in enumerate([*ends, len(text)]) if "?" in text[(ends[i - 1] if i else 0) : end]]
+    if asks:
+        i = asks[-1]
+        return ends[i - 1] if i else 0
+    return ends[-1] if ends else 0
+
+
+def _near(lowered: str, q: Quantity) -> list[str]:
+    before = _stems(lowered[: q.start])[-_NEAR:]
+    after = _stems(lowered[q.end :])[:_NEAR]
+    percent = ["%"] if q.text.endswith("/100)") else []  # "20%": the words of "20 percent" say less
+    return [f"<{w}" for w in before] + [f">{w}" for w in after] + percent
+
+
+def _stems(text: str) -> list[str]:
+    return [_stem(w) for w in _WORD.findall(text)]
+
+
+def _stem(word: str) -> str:
+    """A crude stem, so "leaves", "left" and "leaving" share less than they would not."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)][:4]
+    return word[:4]
+
+
+_CUES = _cue_table()

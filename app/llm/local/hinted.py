@@ -1,0 +1,46 @@
+"""The call Calculon mode's formula hint makes, in place of the small model writing one.
+
+A built-in model of 135M parameters writes a call slowly (the first step is the slowest part
+of an answer) and, on a story, badly: it multiplied the goldfish that were eaten by the ones
+in the pond. Where the session hands a formula (a transcription of the user's arithmetic, or
+the ranker's reading of a story) and the calculator's ``evaluate`` is on offer, the backend
+makes that call itself and says so in the trace; the model still writes the answer from the
+result. The verdict does not change: a ranked formula stays *computed*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.core.backend import FormulaHint
+from app.core.messages import ToolCall, ToolSpec
+from app.llm.local.calls import new_call_id
+
+
+def evaluate_tool(tools: Sequence[ToolSpec]) -> ToolSpec | None:
+    """The offered tool that takes an arithmetic expression (the bundled ``evaluate``)."""
+    for spec in tools:
+        properties = spec.input_schema.get("properties") or {}
+        if spec.name.rsplit(".", 1)[-1] == "evaluate" and "expression" in properties:
+            return spec
+    return None
+
+
+def hinted_call(hint: FormulaHint, tools: Sequence[ToolSpec]) -> tuple[ToolCall, str] | None:
+    """The call, and the trace's note on where it came from; None without an ``evaluate``."""
+    spec = evaluate_tool(tools)
+    if spec is None:
+        return None
+    call = ToolCall(new_call_id(), spec.name, {"expression": hint.expression})
+    return call, hint_note(hint)
+
+
+def hint_note(hint: FormulaHint) -> str:
+    if hint.source == "transcription":
+        return f"The call was transcribed from your words ({hint.shown}), not written by the model."
+    others = "; ".join(f"{shown} {share:.0%}" for shown, share in hint.alternatives)
+    tail = f" Other readings: {others}." if others else ""
+    return (
+        f"The formula {hint.shown} is a reading of the story ({hint.probability:.0%} likely among the "
+        f"candidate formulas of its numbers), not a transcription: check it.{tail}"
+    )

@@ -1,0 +1,46 @@
+"""Calculon mode's formula hint: the local backend makes the call itself and says so."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.backend import FormulaHint, ModelRequest, StepDone, ToolCallChunk
+from app.core.messages import Message, ToolCall
+from tests.llm.local_fixtures import calculator_tools, collect
+
+pytestmark = pytest.mark.anyio
+STORY = "Sam had 9 marbles. He gave 4 to Ann. How many marbles does Sam have left?"
+TOOLS = calculator_tools()  # read before any test's loop runs: it runs a loop of its own
+RANKED = FormulaHint("9 - 4", "9 − 4", "ranked", 0.7, (("9 + 4", 0.2),))
+
+
+async def test_a_hinted_formula_is_called_without_decoding_and_the_trace_says_it_is_a_reading(smol):
+    request = ModelRequest("", (Message("user", STORY),), TOOLS, (STORY,), RANKED)
+    chunks = await collect(smol, request)
+    (call,) = [c.call for c in chunks if isinstance(c, ToolCallChunk)]
+    (done,) = [c for c in chunks if isinstance(c, StepDone)]
+    assert call.name == "evaluate" and dict(call.arguments) == {"expression": "9 - 4"}
+    assert done.tokens == 0
+    assert any("reading of the story" in n and "check it" in n and "9 + 4 20%" in n for n in done.notices)
+
+
+async def test_after_the_result_the_model_writes_the_answer_itself(smol):
+    call = ToolCall("c1", "evaluate", {"expression": "9 - 4"})
+    history = (
+        Message("user", STORY),
+        Message("assistant", "", (call,)),
+        Message("tool", "5", tool_call_id="c1", tool_name="evaluate"),
+    )
+    request = ModelRequest("", history, TOOLS, (STORY, "5"), RANKED)
+    chunks = await collect(smol, request)
+    assert not [c for c in chunks if isinstance(c, ToolCallChunk)]
+    (done,) = [c for c in chunks if isinstance(c, StepDone)]
+    assert done.tokens > 0
+
+
+async def test_without_an_evaluate_tool_the_model_writes_its_own_call(smol):
+    tools = tuple(t for t in TOOLS if t.name != "evaluate")
+    request = ModelRequest("", (Message("user", STORY),), tools, (STORY,), RANKED)
+    chunks = await collect(smol, request)
+    (done,) = [c for c in chunks if isinstance(c, StepDone)]
+    assert done.tokens > 0 and not any("reading of the story" in n for n in done.notices)
