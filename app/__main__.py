@@ -6,7 +6,11 @@ before anything else is imported.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import os
 import sys
+import threading
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,5 +24,24 @@ def main(argv: list[str] | None = None) -> int:
     return run(args)
 
 
+def entry() -> None:
+    """The ``calculon`` command and ``python -m app``. A command-line run ends without the
+    interpreter's teardown: freeing every module and the model object by object took 0.3-0.5 s
+    of a 3 s ``ask``, after its answer was out. What a normal exit does that matters still
+    happens first: threads that are not daemons finish, ``atexit`` handlers run, streams flush."""
+    args = sys.argv[1:]
+    code = main(args)
+    if not args or args[0] == "serve" or args[0].startswith("-"):
+        sys.exit(code)  # the window, the bundled servers, --self-test: the usual way
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed pipe: nothing left to say anyway
+            stream.flush()
+    os._exit(code if isinstance(code, int) else 1)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -246,3 +247,25 @@ def test_installed_script_reports_a_broken_config_file(tmp_path):
     path.write_text("{not json")
     done = calculon("--config", str(path), "servers")
     assert done.returncode == 2 and f"{path} holds invalid JSON at line 1, column 2" in done.stderr
+
+
+def test_installed_script_exits_with_the_commands_code_after_its_output_is_out():
+    # a command-line run skips the interpreter's teardown: its code and its last words still arrive
+    done = calculon("call", "calculator.divide", '{"a": 1, "b": 0}')
+    assert done.returncode == 1 and "division by zero" in done.stderr.lower(), done
+    done = calculon("call", "calculator.add", "not json")
+    assert done.returncode == 2 and done.stderr.strip(), done
+
+
+def test_a_fresh_ask_process_saves_its_turn_before_it_exits(tmp_path):
+    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path)}
+    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, env=env)
+        return done
+
+    asked = run("ask", "--backend", "local", "What is 12 times 7?")
+    assert asked.returncode == 0 and "84" in asked.stdout, asked
+    listed = run("history", "list", "--json")
+    assert listed.returncode == 0 and "What is 12 times 7?" in listed.stdout, listed
