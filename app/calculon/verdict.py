@@ -62,6 +62,9 @@ def _why_computed(transcript: Transcript | None, answer: str, facts: TurnFacts) 
     stray = _stray(answer, transcript)
     if stray and _states(answer, transcript):
         return f"{spelled}; the answer also states {', '.join(stray)}, which the calculation does not hold."
+    wrong = _false_working(answer, transcript.value)
+    if wrong is not None:
+        return f"{spelled}; the answer's own working, {wrong.shown}, is {plain(wrong.value)}: check it."
     return f"{spelled}; the answer does not state that result."
 
 
@@ -75,6 +78,8 @@ def _established(transcript: Transcript, answer: str, facts: TurnFacts) -> Verdi
     # the answer states the result, and no number but the result and the formula's own
     # ("The result of multiplying 60 by 15 is 9, 0.2" stated 60 among numbers from elsewhere)
     if not agreeing or not _states(answer, transcript) or _stray(answer, transcript):
+        return None
+    if _false_working(answer, transcript.value) is not None:
         return None
     return Verdict(
         "verified",
@@ -96,6 +101,31 @@ def _stray(answer: str, transcript: Transcript) -> list[str]:
     held = [*transcript.operands, *([transcript.value] if transcript.value is not None else [])]
     pool = SourcePool([Source(text) for v in held for text in (_decimal(v), plain(v))])
     return [m.text for m in _mentions(answer) if not pool.backs(m)]
+
+
+_STATES = re.compile(r"[=≈.,;:\n]|\b(?:is|are|equals?|makes?|gives?|comes to|was|were)\b", re.IGNORECASE)
+
+
+def _false_working(answer: str, result: Fraction) -> Transcript | None:
+    """Arithmetic the answer writes out before its result that does not come to it: "The answer
+    to 16 plus 16 is 100." stated the right 100 after 84 + 16, every number backed. A run is
+    numbers joined by a few words or signs ("16 plus 16", "3 + 4 × 5"), read as the user's
+    words are; a run that does not read as arithmetic claims nothing."""
+    mentions = _mentions(answer)
+    runs: list[list[Mention]] = []
+    for mention in mentions:
+        gap = answer[runs[-1][-1].end : mention.start] if runs else ""
+        if runs and len(gap.split()) <= 3 and not _STATES.search(gap):
+            runs[-1].append(mention)
+        else:
+            runs.append([mention])
+    for run in runs:
+        if len(run) < 2:
+            continue
+        working = transcribe(answer[run[0].start : run[-1].end])
+        if working is not None and working.value is not None and working.value != result:
+            return working
+    return None
 
 
 def _agrees(transcript: Transcript, call: CallRecord) -> bool:

@@ -147,3 +147,15 @@ def test_a_tool_call_written_out_as_the_answer_is_never_verified():
     found = verdict("How many km is 10 miles?", calls, said)
     assert found.kind == "computed" and "tool call" in found.basis
     assert verdict("How many km is 10 miles?", calls, "10 miles is 16.09344 km.").kind == "verified"
+
+
+def test_an_answer_whose_own_working_comes_to_another_value_is_not_verified():
+    # Qwen2.5-Coder after 84 + 16 ran: every number backed, the result right, the sum false
+    calls = [call("evaluate", {"expression": "84 + 16"}, "100")]
+    found = verdict("Now add 16 to that.", calls, "The answer to 16 plus 16 is 100.", earlier=Fraction(84))
+    assert found.kind == "computed"
+    assert "own working, 16 + 16, is 32" in found.basis
+    right = verdict("Now add 16 to that.", calls, "That plus 16 is 100.", earlier=Fraction(84))
+    assert right.kind == "verified"
+    calls = [call("evaluate", {"expression": "3 + 4 * 5"}, "23")]
+    assert verdict("What is 3 + 4 * 5?", calls, "3 + 4 × 5 = 23.").kind == "verified"

@@ -314,3 +314,17 @@ def test_an_answer_that_loops_before_its_result_is_steered_to_spell_it(smol):
         assert steer.text.strip().lstrip("=≈ ") in stated
     finally:
         sampler.close()
+
+
+def test_an_answer_never_writes_a_tool_call_out_as_json(smol):
+    # Qwen2.5-Coder, shown its own call in the history, answered with it written out:
+    # '{"name": "evaluate", "arguments": {"expression": "84"}}', 35 times in 126 questions
+    question, result = "What is 12 times 7?", "84"
+    forms = backed_forms([question, result])
+    called = '{"name": "evaluate", "arguments": {"expression": "84"}}'
+    after_result = answer_only(forms, backed_forms([result], parts=False).text).decide
+    free = answer_only(forms).decide
+    for grammar in (after_result, free):
+        assert not accepts(smol, grammar, called, prefix=True)
+        assert not accepts(smol, grammar, 'Here it is: {"name": "evaluate"', prefix=True)
+    assert accepts(smol, after_result, "The answer is 84.") and accepts(smol, free, "It is 84.")

@@ -77,16 +77,17 @@ def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
 
 def text_rules(forms: BackedForms) -> list[str]:
     """``calculon-banswer``: free text that does not open with "<" (that is how a tool call
-    begins), in which every run of digits is a backed number."""
+    begins) and holds no "{" (a call written out as JSON, which a model shown its own call in
+    the history copied as its answer), in which every run of digits is a backed number."""
     # A result's rounding note may be copied as written; its digits back nothing else.
     note = f" | {_alternatives(forms.notes)}" if forms.notes else ""
     return [
         f"calculon-num ::= {_alternatives(forms.text)}",
         "calculon-btext ::= calculon-bseg* calculon-btail?",
-        f"calculon-bseg ::= [^0-9{_NUMERALS}\\x00] | calculon-num calculon-bafter{note}",
-        f"calculon-bafter ::= [^0-9{_NUMERALS}.,\\x00] | [.,] [^0-9{_NUMERALS}\\x00]",
+        f"calculon-bseg ::= [^{{0-9{_NUMERALS}\\x00] | calculon-num calculon-bafter{note}",
+        f"calculon-bafter ::= [^{{0-9{_NUMERALS}.,\\x00] | [.,] [^{{0-9{_NUMERALS}\\x00]",
         "calculon-btail ::= calculon-num [.,]?",
-        f"calculon-banswer ::= [^<0-9{_NUMERALS}\\x00] calculon-btext"
+        f"calculon-banswer ::= [^<{{0-9{_NUMERALS}\\x00] calculon-btext"
         " | calculon-num calculon-bafter calculon-btext | calculon-btail",
     ]
 
@@ -117,7 +118,7 @@ def result_rules(
     before = (forms.text if head is None else head) - result
     # No operator outside the formula that ran: "38 - 9 = -43." and "(23 - 23) / 12 = 2.5" were
     # written before right results, backed number by number and false as equations.
-    words = f"[^<0-9{_NUMERALS}=≈\\n\\x00{_OPERATORS}]"
+    words = f"[^<{{0-9{_NUMERALS}=≈\\n\\x00{_OPERATORS}]"
     formula = " | calculon-rformula" if formulas else ""
     return [
         f"calculon-rnum ::= {_alternatives(result)}",
@@ -126,14 +127,14 @@ def result_rules(
         # "=" and "≈" only right before the result: "38 - 9 = 38." beside it was seen, in a loop
         # and never straight after an operator: "18 * 5958" reads as a formula, not a result
         "calculon-ranswer ::= (calculon-rhead calculon-rjoin)? calculon-rnum calculon-rtail",
-        f'calculon-rjoin ::= [=≈] " "? | [^<0-9{_NUMERALS}=≈\\n\\x00 {_OPERATORS}] " "?',
+        f'calculon-rjoin ::= [=≈] " "? | [^<{{0-9{_NUMERALS}=≈\\n\\x00 {_OPERATORS}] " "?',
         # No "<" anywhere: "You can call this tool: <tool_call>" would end the reply before the
         # result. No line break and a bounded length: a head that lists the tools or writes code
         # ("You can use the following tools:\n- add(a, b) ...") otherwise runs into the token cap.
         f"calculon-rhead ::= ({words} | calculon-hnum calculon-hafter{formula})"
         f" calculon-hseg{{0,{MAX_HEAD}}}",
         f"calculon-hseg ::= {words} | calculon-hnum calculon-hafter{note}{formula}",
-        f"calculon-hafter ::= [^<0-9{_NUMERALS}.,=≈\\n\\x00{_OPERATORS}] | [.,] {words}",
+        f"calculon-hafter ::= [^<{{0-9{_NUMERALS}.,=≈\\n\\x00{_OPERATORS}] | [.,] {words}",
         # words after the result, not a formula: "91 - ( )", "1.8 is ( ) ( )" were seen
         f"calculon-rtail ::= [.,]? | [.,]? ([^0-9{_NUMERALS}.,<\\n\\x00{_FORMULA}]{note}) calculon-rrest"
         if units is None
