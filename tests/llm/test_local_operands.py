@@ -17,11 +17,11 @@ import numpy as np
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local import LocalBackend
+from app.llm.local.answer_forms import answer_units, formulas, head_forms, last_result_forms
 from app.llm.local.backed import backed_forms
 from app.llm.local.operands import operands
 from app.llm.local.schema_grammar import answer_only, compose, tool_rules
 from app.llm.local.steer import MAX_STEERED, ResultSteer, Vocabulary
-from app.llm.local.step import answer_units, formulas, head_forms, last_result_forms
 from app.servers.clock import server as clock_server
 from app.servers.converter import server as converter_server
 from tests.llm.local_fixtures import calculator_tools

@@ -24,12 +24,20 @@ from typing import Literal
 
 import llama_cpp
 
-from app.calculon.output import call_formula, exact_part
 from app.calculon.transcript import transcribe, with_earlier
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.numbers import find_numbers
-from app.llm.local.backed import BackedForms, backed_forms, result_units
+from app.llm.local.answer_forms import (
+    answer_units,
+    asked_index,
+    calls_this_turn,
+    formulas,
+    head_forms,
+    last_result_forms,
+    repeats_earlier_call,
+)
+from app.llm.local.backed import BackedForms, backed_forms
 from app.llm.local.calls import parse_call
 from app.llm.local.conversation import CALL_OPEN, RESULT_OPEN, build_turns, flatten, message_groups
 from app.llm.local.decoder import Decoder, DecodeResult
@@ -39,7 +47,6 @@ from app.llm.local.hinted import hinted_call
 from app.llm.local.operands import Operands, operands
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
-from app.llm.local.reading import asked_for, counted_words
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 
 logger = logging.getLogger(__name__)
@@ -291,7 +298,7 @@ def operands_for(request: ModelRequest, forms: BackedForms | None, *, one_call: 
 
 def earlier_result(request: ModelRequest) -> str:
     """The previous turn's last result, as written ("84"), for "add 16 to that"; "" if none."""
-    asked = _asked(request.messages, request.backed)
+    asked = asked_index(request.messages, request.backed)
     results = [m for m in request.messages[:asked] if m.role == "tool" and not m.is_error]
     mentions = find_numbers(results[-1].text) if results else []
     return mentions[0].text if mentions else ""
@@ -317,91 +324,6 @@ def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
     if policy.call_policy == "always":
         return True
     return policy.call_policy == "numbers" and policy.strict and bool(_DIGIT.search(last.text))
-
-
-def last_result_forms(request: ModelRequest) -> frozenset[str]:
-    """The written forms of the numbers in this turn's last tool result (none for an error)."""
-    last = _last_result(request)
-    if last is None or last.is_error:
-        return frozenset()
-    return backed_forms([last.text], parts=False).text
-
-
-def answer_units(request: ModelRequest) -> frozenset[str]:
-    """The one word an answer may write after the result, before its full stop: the result's
-    own ("ft" of "6.56 ft", or "feet" where the user asked how many feet), or else what the user
-    counted ("books" of "58 books", "days" of "how many days"). After the result a small model
-    ran on: "2014 is double the number x x x", "157464 is a result of the original function ...",
-    "221.25 is exactly $ $ $"; and on the app's re-ask, "16.68 is exactly one-sixth of the
-    original value", its "one-sixth" unbacked."""
-    result = _last_result(request)
-    own = result_units(result.text) if result is not None else frozenset()
-    asked = _asked(request.messages, request.backed)
-    text = request.messages[asked].text if asked >= 0 else ""
-    # a conversion's result is in its own unit, never the one converted from ("231.745536 miles")
-    return own | asked_for(text) if own else counted_words(text)
-
-
-def head_forms(request: ModelRequest) -> frozenset[str]:
-    """The numbers an answer may write before it states the last result: every backed number
-    except the parts of that result's own fraction ("71" of "71/3 ≈ 23.67"), which a small
-    model otherwise states as the answer ("The average is 71.")."""
-    result = _last_result(request)
-    last = result.text if result is not None and not result.is_error else None
-    texts = [t for t in request.backed or () if t != last]
-    whole = backed_forms([last], parts=False).text if last is not None else frozenset()
-    return backed_forms(texts).text | whole
-
-
-def formulas(request: ModelRequest) -> frozenset[str]:
-    """The calculation behind this turn's last result, as an answer may write it ("12 * 7" or
-    "12 × 7"): the expression ``evaluate`` ran, or a two-number tool's operation; and the
-    result's exact fraction, which may stand before its rounded value."""
-    result = _last_result(request)
-    if result is None or result.is_error:
-        return frozenset()
-    calls = (c for m in request.messages for c in m.tool_calls if c.id == result.tool_call_id)
-    call = next(calls, None)
-    if call is None:
-        return frozenset()
-    written = call_formula(call.name, call.arguments, shown=False)
-    if written is None or call.name.rsplit(".", 1)[-1] in ("power", "mod"):
-        return frozenset()
-    shown = call_formula(call.name, call.arguments) or ""
-    return frozenset({written, shown, exact_part(result.text)} - {""})  # "1/3" of "1/3 ≈ 0.333"
-
-
-def _last_result(request: ModelRequest) -> Message | None:
-    """This turn's last tool result, error or not."""
-    results = [m for m in _this_turn(request.messages, request.backed) if m.role == "tool"]
-    return results[-1] if results else None
-
-
-def _this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> Sequence[Message]:
-    """The messages after the latest user message; in Calculon mode (``backed``), after the
-    user's own words, not the app's re-ask: a re-ask after the one call may only answer, and
-    must state that call's result ("198.5 is exactly one ninth" was re-asked into an answer
-    with no number at all)."""
-    return messages[_asked(messages, backed) + 1 :]
-
-
-def _asked(messages: Sequence[Message], backed: Sequence[str] | None) -> int:
-    """The index of the user's latest own message (not the app's re-ask), or -1."""
-    users = [i for i, m in enumerate(messages) if m.role == "user"]
-    own = [i for i in users if backed is None or messages[i].text in backed]
-    return max(own or users, default=-1)
-
-
-def calls_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> int:
-    return sum(len(m.tool_calls) for m in _this_turn(messages, backed) if m.role == "assistant")
-
-
-def repeats_earlier_call(
-    call: ToolCall, messages: Sequence[Message], backed: Sequence[str] | None = None
-) -> bool:
-    """Whether this turn already made the same call: its result is in the conversation."""
-    earlier = (c for m in _this_turn(messages, backed) if m.role == "assistant" for c in m.tool_calls)
-    return any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in earlier)
 
 
 def _trim_notice(dropped: Sequence[Sequence[Message]], n_ctx: int) -> str:
