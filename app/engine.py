@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from app.core.session import ChatSession
 from app.core.tools import AnswerVerifier, Source, ToolSelector
 from app.mcp.asking import AskingHandlers
 from app.mcp.config import load_config
+from app.mcp.early import EarlyStarts
 from app.mcp.supervisor import Supervisor
 from app.settings import Settings
 
@@ -62,13 +63,19 @@ class Engine:
         system_prompt: str | None = None,
         supervisor: Supervisor | None = None,
         user: User | None = None,
+        early: EarlyStarts | None = None,
+        on_demand: Collection[str] = (),
     ) -> None:
         """Reads the servers file now, so a malformed one fails here (``ConfigError``)."""
         self.settings = settings
         self.config = load_config(servers_path)
         self.asker = Asker(user, sink=self._emit)
         self.supervisor = supervisor or Supervisor(
-            self.config, tool_timeout_s=settings.tool_timeout_s, handlers=self._asking_handlers()
+            self.config,
+            tool_timeout_s=settings.tool_timeout_s,
+            handlers=self._asking_handlers(),
+            early=early,
+            on_demand=on_demand,
         )
         store = permissions.SettingsPolicies(lambda: self.settings, self._adopt, self._emit)
         self.trusted = trusted = permissions.trust(lambda: self.config, lambda: self.settings)
@@ -109,6 +116,8 @@ class Engine:
         backend: Backend | None = None,
         sink: ev.EventSink | None = None,
         user: User | None = None,
+        early: EarlyStarts | None = None,
+        on_demand: Collection[str] = (),
     ) -> Engine:
         """The engine as the window and the CLI run it: Calculon mode's check when
         ``strict`` is on, and tool retrieval kept current with the servers' tools."""
@@ -116,7 +125,14 @@ class Engine:
 
         retriever = ToolRetriever.from_settings(settings)
         engine = cls(
-            settings, servers_path=servers_path, backend=backend, sink=sink, selector=retriever, user=user
+            settings,
+            servers_path=servers_path,
+            backend=backend,
+            sink=sink,
+            selector=retriever,
+            user=user,
+            early=early,
+            on_demand=on_demand,
         )
         engine.verifier, engine._verifier_from_settings = _verifier(settings), True
         engine._pin_calculator()

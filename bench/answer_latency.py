@@ -72,7 +72,9 @@ def cli_run(question: str) -> dict[str, Any]:
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    out, _ = proc.communicate(timeout=300)
+    assert proc.stdout is not None
+    out = proc.stdout.read()  # not communicate(): it would read stderr too, racing the reader
+    proc.wait(timeout=300)
     total = time.perf_counter() - started
     reader.join(5)
     body = json.loads(out) if out.strip() else {}
@@ -91,7 +93,8 @@ def phases(lines: list[tuple[float, str]], total: float) -> dict[str, Any]:
 
     marks: dict[str, Any] = {
         "first_line": lines[0][0] if lines else None,
-        "servers_ready": last(lambda s: s.startswith("server ") and ": ready" in s),
+        # a server left idle (started on first use, app.mcp.known) is as ready as it needs to be
+        "servers_ready": last(lambda s: s.startswith("server ") and (": ready" in s or ": idle" in s)),
         "model_loaded": first(
             lambda s: s.startswith("model: ") and " ready (100%)" in s and "Prompt" not in s
         ),

@@ -177,6 +177,23 @@ def test_ask_prints_just_the_answer_on_stdout(basic_only, local_backend, capsys)
     assert capsys.readouterr().out == "Hello there.\n"
 
 
+def test_a_second_ask_starts_a_known_server_only_when_it_calls_it(basic_only, local_backend, capsys):
+    command = ["--config", str(basic_only), "ask", "hi", "--no-strict", "--yes"]
+    local_backend(ScriptedBackend([["Hello."]]))
+    assert cli.run(command) == 0  # the first run lists the server's tools, and they are kept
+    assert "server basic: ready" in capsys.readouterr().err
+    local_backend(ScriptedBackend([["Hello again."]]))
+    assert cli.run(command) == 0
+    err = capsys.readouterr().err
+    assert "server basic: idle" in err and "server basic: starting" not in err
+    add = ToolCallChunk(ToolCall("c1", "add", {"a": 2, "b": 40}))
+    local_backend(ScriptedBackend([[add], ["It is 42."]]))
+    assert cli.run([*command[:3], "what is 2 + 40?", *command[4:], "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["tool_calls"][0]["result"] == "42.0"
+    assert captured.err.index("server basic: idle") < captured.err.index("server basic: starting")
+
+
 class UnloadableBackend(ScriptedBackend):
     async def load(self, progress=None) -> None:
         raise BackendError("The model file is not a GGUF file.", category="model")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -198,24 +199,66 @@ def ask(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:
-    from app.cli.asking import CliUser
+    # The servers' processes start first, so their start-up overlaps the SDK's import here and,
+    # through Engine.ask, the model's load: a fresh ask waits for the slowest of the three, not their sum.
+    later = _started_on_demand(args, settings)
+    async with running.early_servers(args.config, later=later) as early:
+        return await _ask_with(args, settings, early, later)
+
+
+def _quietly(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+def _started_on_demand(args: argparse.Namespace, settings: Settings) -> frozenset[str]:
+    """Servers whose tools are known from their last run start when first called: one question
+    seldom needs more than one. Calculon mode's calculator starts at once: nearly every turn calls it."""
+    from app.mcp.known import KnownTools, on_demand
+
+    config = load_config(args.config)
+    eager = config.running_bundled("calculator") if settings.strict else []
+    return on_demand(config.enabled(), eager, KnownTools())
+
+
+async def _ask_with(
+    args: argparse.Namespace, settings: Settings, early: EarlyStarts, later: frozenset[str]
+) -> int:
     from app.core.backend import BackendError
+    from app.llm.registry import create_backend
+
+    try:
+        backend = create_backend(settings.backend, **settings.to_dict())
+    except BackendError as exc:
+        return _fail(exc.message, EXIT_UNAVAILABLE)
+    loading = asyncio.create_task(backend.load())
+    loading.add_done_callback(_quietly)  # a failed load fails again, worded, in Engine.ask
+    await asyncio.sleep(0)  # the load is in its worker now; llama.cpp reads weights while we import
+    from app.cli.asking import CliUser
     from app.engine import Engine
 
     try:
         user = CliUser.from_args(args)
     except ValueError as exc:
+        await backend.aclose()
         return _fail(f"--elicit: {exc}", EXIT_USAGE)
     printer = output.EventPrinter(sys.stderr)
-    engine = Engine.from_settings(settings, servers_path=args.config, sink=printer, user=user)
+    engine = Engine.from_settings(
+        settings,
+        servers_path=args.config,
+        backend=backend,
+        sink=printer,
+        user=user,
+        early=early,
+        on_demand=later,
+    )
     try:
         saving = cli_history.AskSaving.start(args, engine)
     except LookupError as exc:
         await engine.aclose()
         return _fail(str(exc), EXIT_USAGE)
     try:
-        await engine.start()
-        outcome = await engine.ask(args.prompt)
+        outcome = await engine.ask(args.prompt)  # starts the servers while the model loads
     except BackendError as exc:
         return _fail(exc.message, EXIT_UNAVAILABLE)
     finally:

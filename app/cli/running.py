@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Collection, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,11 +55,16 @@ async def running_servers(
 
 
 @contextlib.asynccontextmanager
-async def early_servers(path: Path | None, only: str = "") -> AsyncIterator[EarlyStarts]:
+async def early_servers(
+    path: Path | None, only: str = "", *, later: Collection[str] = ()
+) -> AsyncIterator[EarlyStarts]:
     """The configured servers' (or just ``only``'s) processes, started before the SDK is imported
-    so their start-up and ours overlap; any no supervisor adopted are stopped on the way out."""
+    so their start-up and ours overlap; any no supervisor adopted are stopped on the way out.
+    Those named in ``later`` are left to start on first use."""
     entries: list[ServerEntry] = list(load_config(path).servers.values())
-    early = await EarlyStarts.start([e for e in entries if not only or e.name == only])
+    early = await EarlyStarts.start(
+        [e for e in entries if (not only or e.name == only) and e.name not in later]
+    )
     try:
         yield early
     finally:

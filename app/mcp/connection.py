@@ -87,9 +87,10 @@ class ServerConnection(Offered):
         self._session_client: Client | None = None  # from connect to teardown; _client only while ready
         self._transport: StdioTransport | None = None
         self.adopt: anyio.abc.Process | None = None  # a process already started (app.mcp.early)
+        self.known: tuple[mcp_types.Tool, ...] | None = None  # offered idle, started on first use
         self._init_offered()
         self._wake = asyncio.Event()
-        self._stopping = self._restart = self._suspect = self._lost = False
+        self._stopping = self._restart = self._suspect = self._lost = self._wanted = False
         self._ended = ""  # why the current session is ending, once the owner knows
         self._failures = 0
         self._connecting: anyio.CancelScope | None = None  # while a session connects
@@ -174,6 +175,8 @@ class ServerConnection(Offered):
         """Body of the owner task: connect, serve, restart, until stopped. Never raises."""
         state = "starting"
         try:
+            if self.known is not None and not await self._idle(self.known):
+                return
             while not self._stopping:
                 started = time.monotonic()
                 reason = await self._session(state)
@@ -188,6 +191,22 @@ class ServerConnection(Offered):
             self._leave_ready()
             self._set_state("stopped")
             self._settle()
+
+    async def _idle(self, known: tuple[mcp_types.Tool, ...]) -> bool:
+        """Offer the tools remembered from the last run without a process, until a call wants
+        one (True) or a stop comes first (False)."""
+        self._adopt(list(known))
+        self._set_state("idle")
+        self._settle()
+        while not (self._stopping or self._wanted):
+            await self._wake.wait()
+            self._wake.clear()
+        return not self._stopping  # the remembered tools stay offered until the live listing
+
+    def want(self) -> None:
+        """A call needs this idle server: start it now."""
+        self._wanted = True
+        self._wake.set()
 
     async def _session(self, state: str) -> str:
         """One connection from spawn to end; returns why it ended."""
@@ -362,6 +381,8 @@ class ServerConnection(Offered):
         retried for ever, and a call should say so now, not after the whole timeout."""
         if self._client is not None or self.state in DOWN:  # the common cases, kept free of timers
             return self._client
+        if self.state == "idle":
+            self.want()
         with anyio.move_on_after(self.limits.tool_timeout_s):
             await self.next_settle()
         return self._client

@@ -42,7 +42,7 @@ class Backoff:
 @dataclasses.dataclass(frozen=True)
 class ServerStatus:
     name: str
-    state: str  # starting, ready, crashed, restarting, stopped, failed, unauthorized, disabled
+    state: str  # idle, starting, ready, crashed, restarting, stopped, failed, unauthorized, disabled
     pid: int | None = None
     tool_count: int = 0
     last_error: str = ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +32,13 @@ from app.mcp.handlers import ClientHandlers, server_handlers
 from app.mcp.icons import described
 from app.mcp.index import ToolIndex
 from app.mcp.kept import KeptResults
+from app.mcp.known import KnownTools
 from app.mcp.lifecycle import Backoff, Limits, ServerStatus
 from app.mcp.pinning import Pinning
 
 logger = logging.getLogger(__name__)
 
-_OFFERED = ("starting", "ready", "crashed", "restarting")  # tools of these servers stay in the index
+_OFFERED = ("idle", "starting", "ready", "crashed", "restarting")  # tools of these servers stay in the index
 
 # Builds one server's handlers from its name and the supervisor's event sink.
 HandlersFactory = Callable[[str, ev.EventSink], ClientHandlers]
@@ -57,6 +58,8 @@ class Supervisor:
         kept: KeptResults | None = None,
         early: EarlyStarts | None = None,
         pinning: Pinning | None = None,
+        known: KnownTools | None = None,
+        on_demand: Collection[str] = (),
     ) -> None:
         self.entries = _entries(servers)
         self.limits = Limits(tool_timeout_s, connect_timeout_s, probe_timeout_s)
@@ -66,6 +69,8 @@ class Supervisor:
         self.kept = kept if kept is not None else KeptResults()  # whole results cut for the model
         self.early = early  # processes started before the SDK was imported, adopted at launch
         self.pinning = pinning if pinning is not None else Pinning()  # changed tools are left out
+        self.known = known if known is not None else KnownTools()  # each server's last listing
+        self.on_demand = on_demand  # servers offered from that listing, started on first use
         self.connections: dict[str, ServerConnection] = {}
         self.index = ToolIndex()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -100,6 +105,8 @@ class Supervisor:
         )
         if self.early is not None:
             connection.adopt = self.early.take(entry)
+        if entry.name in self.on_demand and connection.adopt is None:
+            connection.known = self.known.recall(entry)
         self.connections[entry.name] = connection
         self._tasks[entry.name] = asyncio.create_task(connection.run(), name=f"mcp-server-{entry.name}")
 
@@ -189,6 +196,8 @@ class Supervisor:
     def _changed(self, connection: ServerConnection) -> None:
         self._state_changed.set()
         self._reindex()
+        if connection.state == "ready":
+            self.known.remember(connection.entry, connection.tools)
         status = connection.status()
         self._emit(
             ev.ServerStateChanged(
@@ -229,6 +238,10 @@ class Supervisor:
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
         """Run a tool by model-facing name or ``server.tool``; failures come back as error results."""
         info = self.index.resolve(name)
+        if info is not None and self.connections[info.server].state == "idle":
+            # offered from its last listing: it starts now, and its live tools (and their pins) decide
+            await self.connections[info.server].live_client()
+            info = self.index.resolve(name)
         if info is None:
             return ToolResult(self._explain_missing(name), is_error=True)
         return await call_tool(self.connections[info.server], info.tool, arguments, self.kept)

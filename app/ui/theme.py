@@ -78,5 +78,6 @@ SERVER_STATE_COLOURS = {
     "failed": BAD_COLOUR,
     "unauthorized": BAD_COLOUR,
     "stopped": MUTED_COLOUR,
+    "idle": MUTED_COLOUR,  # offered from its last listing, started on first use (the CLI's ask)
     "disabled": MUTED_COLOUR,
 }

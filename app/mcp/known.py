@@ -1,0 +1,140 @@
+"""Tool lists remembered from a server's last run, so a one-shot command can offer them before
+the server has started, and start it only when one of them is called.
+
+A fresh ``calculon ask`` paid for every configured server's start (each Python server imports
+the MCP SDK, about 0.8 s of CPU) on a two-core machine, though one question rarely calls more
+than one server. What a server listed last time is kept in the cache folder, keyed by what
+could change it: the entry as written, the program it runs (its file's modification time),
+and for a bundled server Calculon's own server code. A list older than a week, or kept under
+another key, is not used. A remembered tool is never trusted at call time: the server starts,
+lists its tools afresh, and the pins (:mod:`app.mcp.pinning`) decide as for any listing.
+
+Nothing here imports the SDK at module level: the command line reads this file before it
+starts the servers it needs, while the SDK has not loaded yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app import paths
+from app.jsonfile import JsonProblem, read_json
+from app.mcp.config import ServerEntry
+
+if TYPE_CHECKING:
+    import mcp_types
+
+logger = logging.getLogger(__name__)
+
+FILE_NAME = "known-tools.json"
+MAX_AGE_S = 7 * 24 * 3600
+MAX_BYTES = 8 * 1024 * 1024
+_SERVERS = Path(__file__).resolve().parent.parent / "servers"  # the bundled servers' code
+
+
+def default_path() -> Path:
+    return paths.cache_dir() / FILE_NAME
+
+
+def fingerprint(entry: ServerEntry) -> str:
+    """What the entry's tool list depends on, hashed; differs whenever the server may differ."""
+    parts: dict[str, Any] = {"entry": entry.to_json(), "argv": entry.launch_command()}
+    program = shutil.which(entry.launch_command()[0]) if not entry.remote else None
+    parts["program"] = _mtime(Path(program)) if program else None
+    if entry.bundled:
+        parts["code"] = sorted((p.name, _mtime(p)) for p in _SERVERS.glob("*.py"))
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=True, default=str)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _mtime(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+class KnownTools:
+    """The remembered lists, by server name. Unreadable or foreign files count as empty."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path if path is not None else default_path()
+        self._body: dict[str, Any] | None = None
+
+    def _read(self) -> dict[str, Any]:
+        if self._body is None:
+            self._body = {}
+            try:
+                raw = read_json(self.path, max_bytes=MAX_BYTES)
+            except FileNotFoundError:
+                raw = {}
+            except (OSError, JsonProblem) as exc:
+                logger.info("remembered tool lists unreadable, not used: %s", exc)
+                raw = {}
+            self._body = raw if isinstance(raw, dict) else {}
+        return self._body
+
+    def _record(self, entry: ServerEntry) -> dict[str, Any] | None:
+        record = self._read().get(entry.name)
+        if not isinstance(record, dict) or record.get("key") != fingerprint(entry):
+            return None
+        saved = record.get("saved")
+        if not isinstance(saved, (int, float)) or not 0 <= time.time() - saved <= MAX_AGE_S:
+            return None
+        return record if isinstance(record.get("tools"), list) and record["tools"] else None
+
+    def knows(self, entry: ServerEntry) -> bool:
+        """Whether a usable list is kept for ``entry`` (no SDK needed to ask)."""
+        return not entry.remote and not entry.disabled and self._record(entry) is not None
+
+    def recall(self, entry: ServerEntry) -> tuple[mcp_types.Tool, ...] | None:
+        """The remembered tools, or None where there is no usable list (or it no longer parses)."""
+        import mcp_types
+        import pydantic
+
+        record = self._record(entry)
+        if record is None:
+            return None
+        try:
+            return tuple(mcp_types.Tool.model_validate(tool) for tool in record["tools"])
+        except pydantic.ValidationError:
+            logger.info("server %s: remembered tools no longer parse, not used", entry.name)
+            return None
+
+    def remember(self, entry: ServerEntry, tools: Iterable[mcp_types.Tool]) -> None:
+        """Keep the tools a server just listed; written only when they differ from what is kept."""
+        listed = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+        if not listed or entry.remote:
+            return
+        key = fingerprint(entry)
+        body = self._read()
+        old = body.get(entry.name)
+        if isinstance(old, dict) and old.get("key") == key and old.get("tools") == listed:
+            return
+        body[entry.name] = {"key": key, "saved": time.time(), "tools": listed}
+        self._write(body)
+
+    def _write(self, body: dict[str, Any]) -> None:
+        partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps(body, ensure_ascii=True), encoding="utf-8")
+            os.replace(partial, self.path)
+        except OSError as exc:  # a cache: the next run starts every server, as before
+            logger.info("could not keep the servers' tool lists: %s", exc)
+            partial.unlink(missing_ok=True)
+
+
+def on_demand(entries: Iterable[ServerEntry], eager: Iterable[str], known: KnownTools) -> frozenset[str]:
+    """The servers a one-shot command may start on first use: local ones with a remembered list,
+    but not those named in ``eager`` (Calculon mode's calculator, which nearly every turn calls)."""
+    keep = set(eager)
+    return frozenset(e.name for e in entries if e.name not in keep and known.knows(e))
