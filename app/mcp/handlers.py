@@ -28,6 +28,7 @@ from app.core import events as ev
 from app.mcp.changes import ListChanges
 from app.mcp.flood import PER_SECOND
 from app.mcp.pause import CallClock
+from app.mcp.tasks import TasksExtension
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ class ClientHandlers:
         options = {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
         if self.changes is not None:
             options.setdefault("message_handler", self.changes)
+        options["extensions"] = [TasksExtension(self.clock.lift)]  # a call may come back as a task
         return options
 
 

@@ -11,6 +11,7 @@ each the time it had left once the last question is answered.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 from collections.abc import Iterator
 
@@ -29,6 +30,11 @@ class _Running:
         self.scope.deadline = anyio.current_time() + self.left
 
 
+_current: contextvars.ContextVar[_Running | None] = contextvars.ContextVar(
+    "calculon_call_deadline", default=None
+)
+
+
 class CallClock:
     def __init__(self) -> None:
         self._running: set[_Running] = set()
@@ -44,11 +50,21 @@ class CallClock:
         scope = anyio.CancelScope(deadline=math.inf if self.asking else anyio.current_time() + seconds)
         running = _Running(scope, seconds)
         self._running.add(running)
+        token = _current.set(running)
         try:
             with scope:
                 yield scope
         finally:
+            _current.reset(token)
             self._running.discard(running)
+
+    @staticmethod
+    def lift() -> None:
+        """The running call in this context has no deadline from now on (it became a task)."""
+        running = _current.get()
+        if running is not None:
+            running.left = math.inf
+            running.scope.deadline = math.inf
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:

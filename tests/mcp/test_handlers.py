@@ -10,6 +10,7 @@ import pytest
 
 from app.core import events as ev
 from app.mcp.handlers import ClientHandlers, server_handlers
+from app.mcp.tasks import TasksExtension
 from tests.mcp.helpers import script_entry
 
 pytestmark = pytest.mark.anyio
@@ -53,6 +54,11 @@ async def test_a_handler_the_supervisor_gives_reaches_the_servers_client(supervi
 def test_only_the_handlers_that_are_set_are_passed_to_the_client():
     async def on_log(params: mcp_types.LoggingMessageNotificationParams) -> None: ...
 
-    assert ClientHandlers().client_options() == {}
-    options = ClientHandlers(logging_callback=on_log, log_level="info").client_options()
+    def without_extensions(options: dict) -> dict:
+        (tasks,) = options.pop("extensions")  # every connection takes tasks (app.mcp.tasks)
+        assert isinstance(tasks, TasksExtension)
+        return options
+
+    assert without_extensions(ClientHandlers().client_options()) == {}
+    options = without_extensions(ClientHandlers(logging_callback=on_log, log_level="info").client_options())
     assert options == {"logging_callback": on_log, "log_level": "info"}
