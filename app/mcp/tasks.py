@@ -21,7 +21,9 @@ from typing import Any, Literal
 import anyio
 import mcp_types
 from mcp import MCPError
+from mcp.client.context import ClientRequestContext
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from pydantic import TypeAdapter
 
 from app.core.progress import ProgressUpdate, current_receiver
 
@@ -51,14 +53,28 @@ class _Task(mcp_types.Result):
     poll_interval_ms: int | None = None
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    input_requests: dict[str, Any] | None = None  # while input_required: what the server asks
 
 
 class _TaskParams(mcp_types.RequestParams):
     task_id: str
 
 
+class _UpdateParams(_TaskParams):
+    input_responses: dict[str, Any]
+
+
 class _TaskRequest(mcp_types.Request[_TaskParams, str]):
     name_param = "taskId"  # routed by task id over Streamable HTTP (Mcp-Name)
+
+
+class _UpdateRequest(
+    mcp_types.Request[_UpdateParams, str]
+):  # its own: pydantic dumps a field by its declared type
+    name_param = "taskId"
+
+
+_REQUESTS: TypeAdapter[mcp_types.InputRequests] = TypeAdapter(mcp_types.InputRequests)
 
 
 class TasksExtension(ClientExtension):
@@ -75,10 +91,13 @@ class TasksExtension(ClientExtension):
 
     async def _follow(self, handle: TaskHandle, ctx: ClaimContext) -> mcp_types.CallToolResult:
         task: _Task | TaskHandle = handle
+        answered: set[str] = set()  # input requests already answered (a later poll may repeat them)
         self.lift_deadline()  # the tool timeout now bounds each poll, not the task
         try:
             while task.status not in TERMINAL:
                 self._report(ctx.tool_name, task)
+                if isinstance(task, _Task) and task.status == "input_required" and task.input_requests:
+                    await self._answer(ctx, task, answered)
                 await anyio.sleep(_interval(task.poll_interval_ms))
                 task = await self._get(ctx, handle.task_id)
         except BaseException:
@@ -96,6 +115,28 @@ class TasksExtension(ClientExtension):
         if receiver is not None:
             text = f"task {task.status}" + (f": {message}" if message else "")
             receiver(ProgressUpdate(progress=0.0, message=text))
+
+    async def _answer(self, ctx: ClaimContext, task: _Task, answered: set[str]) -> None:
+        """Ask the user (or the model, or the roots list) what the task asks, through the same
+        handlers as a server's own requests, and send the answers with ``tasks/update``."""
+        asked = {k: v for k, v in _REQUESTS.validate_python(task.input_requests).items() if k not in answered}
+        if not asked:
+            return
+        responses: dict[str, Any] = {}
+        for key, wanted in asked.items():
+            request_ctx = ClientRequestContext(session=ctx.session, request_id=key)
+            response = await ctx.session.dispatch_input_request(request_ctx, wanted)
+            if isinstance(
+                response, mcp_types.ErrorData
+            ):  # unanswerable: the call fails, the task is cancelled
+                raise MCPError(code=response.code, message=response.message, data=response.data)
+            responses[key] = response.model_dump(by_alias=True, mode="json", exclude_none=True)
+            answered.add(key)
+        params = _UpdateParams(task_id=task.task_id, input_responses=responses)
+        request = _UpdateRequest(method="tasks/update", params=params)
+        await ctx.session.send_request(
+            request, mcp_types.Result, request_read_timeout_seconds=self.poll_timeout_s
+        )
 
     async def _get(self, ctx: ClaimContext, task_id: str) -> _Task:
         request = _TaskRequest(method="tasks/get", params=_TaskParams(task_id=task_id))

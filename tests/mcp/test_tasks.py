@@ -10,11 +10,16 @@ import anyio
 import pytest
 
 from app.core import events as ev
+from app.core.asking import Asker, FormAnswer, FormRequest
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.progress import ProgressUpdate, reporting_to
+from app.core.sampling import SamplingGate
+from app.core.scripted_user import ScriptedUser
 from app.core.session import ChatSession
 from app.llm.scripted import ScriptedBackend
+from app.mcp.asking import AskingHandlers
+from tests.core.models import RecordingModel
 from tests.mcp.helpers import EventLog, script_entry, until
 
 pytestmark = pytest.mark.anyio
@@ -94,3 +99,15 @@ async def test_in_a_turn_the_task_shows_on_its_call_and_stopping_the_call_cancel
     assert finished.cancelled and outcome.answer == "It was stopped."
     seen = await _seen(supervisor)
     assert seen["cancels"] == list(seen["tasks"])
+
+
+async def test_a_task_that_asks_the_user_gets_the_answer_through_the_usual_form(supervise):
+    user, events = ScriptedUser([FormAnswer("accept", {"name": "Ada"})]), []
+    asker = Asker(user, sink=events.append)
+    handlers = AskingHandlers(asker, SamplingGate(asker, RecordingModel()), lambda _server: [])
+    supervisor, _ = supervise(script_entry("tasky", "tasky.py"), handlers=handlers)
+    await supervisor.start()
+    result = await supervisor.call_tool("research", {"topic": "otters", "stages": 1, "ask": True})
+    assert (result.text, result.is_error) == ("findings on otters for Ada", False)
+    (request,) = user.asked
+    assert isinstance(request, FormRequest) and request.message == "Whose research is this?"

@@ -2,7 +2,8 @@
 ``io.modelcontextprotocol/tasks``): when the request declares the extension, the call returns a
 task handle at once and the work runs on in the background, stage by stage; ``tasks/get`` reports
 its status (with the result once completed) and ``tasks/cancel`` stops it. ``quick`` is never a task.
-``tasks_seen`` reports what the server saw: the tasks it made and the cancels it got."""
+With ``ask`` the task asks the user on the way (``input_required``). ``tasks_seen`` reports what the
+server saw: the tasks it made and the cancels it got."""
 
 from __future__ import annotations
 
@@ -31,6 +32,25 @@ class TaskParams(RequestParams):
     task_id: str
 
 
+class UpdateParams(TaskParams):
+    input_responses: dict[str, Any]
+
+
+_answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
+ASK = {
+    "method": "elicitation/create",
+    "params": {
+        "mode": "form",
+        "message": "Whose research is this?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+        },
+    },
+}
+
+
 def _declared(params: CallToolRequestParams) -> bool:
     meta: Any = params.meta or {}
     if not isinstance(meta, dict):
@@ -38,11 +58,17 @@ def _declared(params: CallToolRequestParams) -> bool:
     return IDENTIFIER in ((meta.get(CAPABILITIES) or {}).get("extensions") or {})
 
 
-async def _work(task: dict[str, Any], stages: int, fail: bool) -> None:
+async def _work(task: dict[str, Any], stages: int, fail: bool, ask: bool) -> None:
     try:
         for stage in range(stages):
             task.update(statusMessage=f"stage {stage + 1} of {stages}", lastUpdatedAt=_now())
             await asyncio.sleep(0.3)
+        if ask:  # the user is asked, through tasks/get, and answers through tasks/update
+            answer = _answers[task["taskId"]] = asyncio.get_running_loop().create_future()
+            task.update(status="input_required", inputRequests={"who": ASK}, lastUpdatedAt=_now())
+            response = await answer
+            task.pop("inputRequests")
+            task.update(status="working", topic=f"{task['topic']} for {response['who']['content']['name']}")
         if fail:
             task.update(status="failed", error={"code": -32603, "message": "the research fell through"})
         else:
@@ -69,7 +95,8 @@ class Tasks(Extension):
         task = {"taskId": task_id, "status": "working", "createdAt": _now(), "lastUpdatedAt": _now()}
         task.update(ttlMs=60000, pollIntervalMs=100, topic=arguments.get("topic", ""))
         _tasks[task_id] = task
-        work = _work(task, int(arguments.get("stages", 3)), bool(arguments.get("fail", False)))
+        flags = bool(arguments.get("fail", False)), bool(arguments.get("ask", False))
+        work = _work(task, int(arguments.get("stages", 3)), *flags)
         _runs[task_id] = asyncio.get_running_loop().create_task(work)
         return {"resultType": "task", **_public(task)}
 
@@ -77,6 +104,7 @@ class Tasks(Extension):
         return [
             MethodBinding("tasks/get", TaskParams, _get),
             MethodBinding("tasks/cancel", TaskParams, _cancel),
+            MethodBinding("tasks/update", UpdateParams, _update),
         ]
 
 
@@ -86,6 +114,11 @@ def _public(task: dict[str, Any]) -> dict[str, Any]:
 
 async def _get(ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
     return {"resultType": "complete", **_public(_tasks[params.task_id])}
+
+
+async def _update(ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> HandlerResult:
+    _answers[params.task_id].set_result(params.input_responses)
+    return {"resultType": "complete"}
 
 
 async def _cancel(ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
@@ -98,7 +131,7 @@ app = MCPServer("tasky", extensions=[Tasks()])
 
 
 @app.tool()
-async def research(topic: str, stages: int = 3, fail: bool = False) -> str:
+async def research(topic: str, stages: int = 3, fail: bool = False, ask: bool = False) -> str:
     """Research a topic (a task where the client supports tasks, else done in the call)."""
     await asyncio.sleep(0.1 * stages)
     return f"findings on {topic} (no task)"
