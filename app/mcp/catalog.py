@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import mcp_types
 from mcp import Client, MCPError
+from mcp.client import CacheMode
 
 logger = logging.getLogger(__name__)
 
@@ -58,18 +59,20 @@ async def catalog_of(client: Client) -> Catalog:
     return await relisted(client, base, resources="resources" in caps, prompts="prompts" in caps)
 
 
-async def relisted(client: Client, catalog: Catalog, *, resources: bool, prompts: bool) -> Catalog:
-    """``catalog`` with its resources and templates, or its prompts, listed afresh."""
+async def relisted(
+    client: Client, catalog: Catalog, *, resources: bool, prompts: bool, fresh: bool = True
+) -> Catalog:
+    """``catalog`` with its resources and templates, or its prompts, listed again: from the server
+    (``fresh``), or from the client's cache while the server's ``ttlMs`` says it is still fresh."""
+    mode: CacheMode = "refresh" if fresh else "use"
     changes: dict[str, Any] = {}
     if resources:
-        changes["resources"] = tuple(
-            await _pages(lambda c: client.list_resources(cursor=c, cache_mode="bypass"))
-        )
+        changes["resources"] = tuple(await _pages(lambda c: client.list_resources(cursor=c, cache_mode=mode)))
         changes["templates"] = tuple(
-            await _pages(lambda c: client.list_resource_templates(cursor=c, cache_mode="bypass"))
+            await _pages(lambda c: client.list_resource_templates(cursor=c, cache_mode=mode))
         )
     if prompts:
-        changes["prompts"] = tuple(await _pages(lambda c: client.list_prompts(cursor=c, cache_mode="bypass")))
+        changes["prompts"] = tuple(await _pages(lambda c: client.list_prompts(cursor=c, cache_mode=mode)))
     return dataclasses.replace(catalog, **changes)
 
 

@@ -56,7 +56,7 @@ class ListChanges:
 
     server: str
     sink: ev.EventSink
-    relist: Callable[[str], Awaitable[Relisted | None]] | None = None
+    relist: Callable[..., Awaitable[Relisted | None]] | None = None
 
     async def __call__(self, message: object) -> None:
         if isinstance(message, mcp_types.ResourceUpdatedNotification):
@@ -73,7 +73,8 @@ class ListChanges:
     async def catch_up(self, kinds: Iterable[str]) -> None:
         """A change stream just opened: list ``kinds`` again, reporting those that changed unheard."""
         for what in kinds:
-            relisted = await self.relist(what) if self.relist is not None else None
+            # a listing the server said stays fresh (its ttlMs) is not asked for again
+            relisted = await self.relist(what, fresh=False) if self.relist is not None else None
             if relisted is not None and relisted.changed:
                 logger.info("server %s: its %s changed before the change stream opened", self.server, what)
                 self.report(what, relisted.count)

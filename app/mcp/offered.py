@@ -75,18 +75,19 @@ class Offered:
             warnings.simplefilter("ignore", MCPDeprecationWarning)  # deprecated only from 2026-07-28
             await client.set_logging_level(level)
 
-    async def _relist(self, what: str) -> Relisted | None:
-        """List ``what`` again: the server says it changed (or it may have, unheard); None with no session."""
+    async def _relist(self, what: str, *, fresh: bool = True) -> Relisted | None:
+        """List ``what`` again: the server says it changed (``fresh``: ask it), or it may have, unheard
+        (then a listing whose ``ttlMs`` has not run out stands); None with no session."""
         client = self._session_client
         if client is None:
             return None
         before = listing(self.catalog, self.tools, what)
         try:
             if what == "tools":
-                self._adopt(await all_tools(client, fresh=True))
+                self._adopt(await all_tools(client, fresh=fresh))
             else:
                 kinds = {"resources": what == "resources", "prompts": what == "prompts"}
-                self.catalog = await relisted(client, self.catalog, **kinds)
+                self.catalog = await relisted(client, self.catalog, **kinds, fresh=fresh)
         except MCPError:
             logger.info("server %s: could not list its %s again", self.name, what, exc_info=True)
         now = Relisted(self.catalog, self.tools, what, before)
