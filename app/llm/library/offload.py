@@ -1,0 +1,124 @@
+"""How much of a model fits where: the GPU layer count, estimated before loading.
+
+llama.cpp puts each offloaded layer's weights and its share of the K/V cache on
+the GPU; the rest stays in RAM. A layer's weights are taken as the file's size
+over (layers + 1): the embeddings and output head are about one layer's worth.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import logging
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+GPU_MARGIN = 512 * 1024**2  # compute buffers and the CUDA context, beyond weights and cache
+RAM_MARGIN = 256 * 1024**2  # as app.llm.local.model_file counts it
+_GPU_TYPES = (1, 2)  # ggml_backend_dev_type: GPU, integrated GPU
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuMemory:
+    offload: bool  # this llama.cpp build can offload at all
+    free: int | None  # bytes free on the GPUs llama.cpp sees; None: none reported
+    names: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    layers: int
+    gpu_layers: int  # how many of them go to the GPU (never -1 here)
+    vram: int  # bytes needed on the GPU
+    ram: int  # bytes needed in RAM
+    fits_vram: bool | None  # None: the GPU's free memory is unknown
+    fits_ram: bool | None
+
+    @property
+    def fits(self) -> bool:
+        return self.fits_vram is not False and self.fits_ram is not False
+
+    def describe(self) -> str:
+        where = "CPU only" if self.gpu_layers == 0 else f"{self.gpu_layers}/{self.layers} layers on the GPU"
+        parts = [where, f"RAM {_gb(self.ram)}{_verdict(self.fits_ram)}"]
+        if self.gpu_layers:
+            parts.append(f"VRAM {_gb(self.vram)}{_verdict(self.fits_vram)}")
+        return ", ".join(parts)
+
+
+def plan(
+    size: int, layers: int, kv_per_token: int | None, n_ctx: int, gpu_layers: int,
+    free_vram: int | None, free_ram: int | None,
+) -> Plan:  # fmt: skip
+    """Memory for ``gpu_layers`` (-1: all) of a ``layers``-layer model of ``size`` bytes."""
+    layers = max(layers, 1)
+    on_gpu = layers if gpu_layers < 0 else min(gpu_layers, layers)
+    per_layer = size / (layers + 1)
+    kv = (kv_per_token or 0) * n_ctx
+    share = on_gpu / layers
+    vram = int(per_layer * on_gpu + kv * share) + (GPU_MARGIN if on_gpu else 0)
+    ram = int((size - per_layer * on_gpu) * 1.1 + kv * (1 - share)) + RAM_MARGIN
+    return Plan(
+        layers, on_gpu, vram, ram,
+        fits_vram=None if free_vram is None or not on_gpu else vram <= free_vram,
+        fits_ram=None if free_ram is None else ram <= free_ram,
+    )  # fmt: skip
+
+
+def default_gpu_layers(size: int, layers: int, kv_per_token: int | None, n_ctx: int, gpu: GpuMemory) -> int:
+    """The most layers whose weights and cache fit in the free VRAM; 0 without a usable GPU."""
+    if not gpu.offload or not gpu.free:
+        return 0
+    best = 0
+    for count in range(1, max(layers, 1) + 1):
+        if plan(size, layers, kv_per_token, n_ctx, count, gpu.free, None).fits_vram:
+            best = count
+    return best
+
+
+def gpu_memory() -> GpuMemory:
+    """What llama.cpp reports: whether it can offload, and the GPUs' free memory."""
+    try:
+        import llama_cpp
+    except ImportError:
+        return GpuMemory(offload=False, free=None)
+    offload = bool(llama_cpp.llama_supports_gpu_offload())
+    try:
+        devices = _ggml_devices(Path(llama_cpp.__file__).parent / "lib" / "libggml.so")
+    except (OSError, AttributeError):
+        logger.info("llama.cpp does not report its devices' memory", exc_info=True)
+        return GpuMemory(offload=offload, free=None)
+    gpus = [(name, free) for name, kind, free in devices if kind in _GPU_TYPES]
+    total_free = sum(free for _, free in gpus) if gpus else None
+    return GpuMemory(offload, total_free, tuple(name for name, _ in gpus))
+
+
+def _ggml_devices(library: Path) -> list[tuple[str, int, int]]:
+    """(name, type, free bytes) of every device ggml knows, through its C API."""
+    ggml = ctypes.CDLL(str(library))
+    ggml.ggml_backend_dev_count.restype = ctypes.c_size_t
+    ggml.ggml_backend_dev_get.restype = ctypes.c_void_p
+    ggml.ggml_backend_dev_get.argtypes = [ctypes.c_size_t]
+    ggml.ggml_backend_dev_name.restype = ctypes.c_char_p
+    ggml.ggml_backend_dev_name.argtypes = [ctypes.c_void_p]
+    ggml.ggml_backend_dev_type.restype = ctypes.c_int
+    ggml.ggml_backend_dev_type.argtypes = [ctypes.c_void_p]
+    size_p = ctypes.POINTER(ctypes.c_size_t)
+    ggml.ggml_backend_dev_memory.argtypes = [ctypes.c_void_p, size_p, size_p]
+    found = []
+    for index in range(ggml.ggml_backend_dev_count()):
+        device = ggml.ggml_backend_dev_get(index)
+        free, total = ctypes.c_size_t(), ctypes.c_size_t()
+        ggml.ggml_backend_dev_memory(device, ctypes.byref(free), ctypes.byref(total))
+        name = (ggml.ggml_backend_dev_name(device) or b"").decode(errors="replace")
+        found.append((name, int(ggml.ggml_backend_dev_type(device)), int(free.value)))
+    return found
+
+
+def _verdict(fits: bool | None) -> str:
+    return "" if fits is None else (" (fits)" if fits else " (does not fit)")
+
+
+def _gb(size: float) -> str:
+    return f"{size / 1024**3:.1f} GB"
