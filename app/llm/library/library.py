@@ -142,9 +142,9 @@ def _curated(model: CuratedModel) -> ModelEntry:
 
 
 def find_entry(name: str, entries: list[ModelEntry]) -> ModelEntry | None:
-    """The entry named by id, path, label, or (for a download) its file name."""
+    """The entry named by id, path, file name or label; the first of several alike."""
     for entry in entries:
-        names = {entry.id, entry.label, entry.builtin, str(entry.path or "")}
+        names = {entry.id, entry.label, entry.builtin, str(entry.path or ""), entry.path and entry.path.name}
         if entry.curated:
             names |= {entry.curated.id, entry.curated.file_name}
         if name in names - {""}:
