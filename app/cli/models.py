@@ -21,7 +21,7 @@ from app.core.backend import BackendError
 from app.llm.library import download as dl
 from app.llm.library.curated import CuratedModel, find
 from app.llm.library.library import ModelEntry, download_path, find_entry, list_models, remove
-from app.llm.library.offload import GpuMemory, gpu_memory
+from app.llm.library.offload import AUTO_LAYERS, GpuMemory, gpu_memory
 from app.llm.local.model_file import available_memory
 from app.settings import strict_settings
 
@@ -109,7 +109,8 @@ def _gpu_line(gpu: GpuMemory) -> str:
 
 
 def _layers_text(layers: int) -> str:
-    return {-1: "every layer on the GPU", 0: "CPU only"}.get(layers, f"{layers} GPU layers")
+    named = {AUTO_LAYERS: "GPU layers chosen from free VRAM", -1: "every layer on the GPU", 0: "CPU only"}
+    return named.get(layers, f"{layers} GPU layers")
 
 
 def _pull(args: argparse.Namespace) -> int:

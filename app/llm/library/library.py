@@ -16,7 +16,7 @@ from app.core.backend import BackendError
 from app.llm.library import places
 from app.llm.library.curated import CURATED, CuratedModel
 from app.llm.library.gguf_info import GgufError, GgufInfo, read_info
-from app.llm.library.offload import GpuMemory, Plan, default_gpu_layers, plan
+from app.llm.library.offload import AUTO_LAYERS, GpuMemory, Plan, default_gpu_layers, plan
 from app.llm.local import catalog
 
 logger = logging.getLogger(__name__)
@@ -49,6 +49,8 @@ class ModelEntry:
         if self.size is None or not self.layers:
             return None
         free_vram = gpu.free if gpu.offload else None
+        if gpu_layers == AUTO_LAYERS:
+            gpu_layers = self.suggested_gpu_layers(n_ctx, gpu)
         layers = gpu_layers if gpu.offload else 0
         return plan(self.size, self.layers, self.kv_per_token, n_ctx, layers, free_vram, free_ram)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
+AUTO_LAYERS = -2  # the n_gpu_layers setting that asks for the count to be chosen here
 GPU_MARGIN = 512 * 1024**2  # compute buffers and the CUDA context, beyond weights and cache
 RAM_MARGIN = 256 * 1024**2  # as app.llm.local.model_file counts it
 _GPU_TYPES = (1, 2)  # ggml_backend_dev_type: GPU, integrated GPU
@@ -77,6 +78,33 @@ def default_gpu_layers(size: int, layers: int, kv_per_token: int | None, n_ctx: 
     return best
 
 
+def choose_layers(path: Path, setting: int, n_ctx: int, gpu: GpuMemory | None = None) -> tuple[int, str]:
+    """The GPU layer count to load ``path`` with, and the estimate that says why, in words.
+
+    ``setting`` is the user's n_gpu_layers: a count, -1 for every layer, or AUTO_LAYERS
+    for the most layers whose weights and cache fit the free VRAM.
+    """
+    from app.llm.library.gguf_info import GgufError, read_info
+
+    gpu = gpu or gpu_memory()
+    try:
+        info = read_info(path)
+    except (OSError, GgufError) as exc:
+        logger.info("no offload estimate for %s: %s", path, exc)
+        return (0 if setting == AUTO_LAYERS else setting), "GPU offload: no estimate (unreadable header)"
+    size, layers, kv = path.stat().st_size, info.layers or 1, info.kv_bytes_per_token()
+    chosen = default_gpu_layers(size, layers, kv, n_ctx, gpu) if setting == AUTO_LAYERS else setting
+    estimate = plan(size, layers, kv, n_ctx, chosen if gpu.offload else 0, gpu.free, None)
+    return chosen, f"GPU offload: {estimate.describe()}; {_why(setting, gpu)}"
+
+
+def _why(setting: int, gpu: GpuMemory) -> str:
+    if not gpu.offload:
+        return "this llama.cpp build is CPU-only"
+    free = "free VRAM not reported" if gpu.free is None else f"{_gb(gpu.free)} VRAM free"
+    return f"{'chosen for' if setting == AUTO_LAYERS else 'as set;'} {free}"
+
+
 def gpu_memory() -> GpuMemory:
     """What llama.cpp reports: whether it can offload, and the GPUs' free memory."""
     try:
@@ -122,3 +150,12 @@ def _verdict(fits: bool | None) -> str:
 
 def _gb(size: float) -> str:
     return f"{size / 1024**3:.1f} GB"
+
+
+if __name__ == "__main__":  # bench/gpu_check.sh: what llama.cpp reports, and the layers chosen
+    import sys
+
+    found = gpu_memory()
+    print(f"devices: {', '.join(found.names) or 'none'}; offload: {found.offload}; free VRAM: {found.free}")
+    count, text = choose_layers(Path(sys.argv[1]), AUTO_LAYERS, int(sys.argv[2]), found)
+    print(f"chosen layers: {count}\n{text}")

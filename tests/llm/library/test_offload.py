@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from app.llm.library.offload import GPU_MARGIN, RAM_MARGIN, GpuMemory, default_gpu_layers, gpu_memory, plan
+from app.llm.library.offload import (
+    AUTO_LAYERS,
+    GPU_MARGIN,
+    RAM_MARGIN,
+    GpuMemory,
+    choose_layers,
+    default_gpu_layers,
+    gpu_memory,
+    plan,
+)
 
 GIB = 1024**3
 
@@ -48,3 +57,43 @@ def test_what_llama_cpp_reports_decides_the_default():
     else:  # a GPU build (bench/gpu_check.sh): its devices and their free memory
         assert found.names and found.free and found.free > 0
         assert default_gpu_layers(GIB, 24, None, 4096, found) == 24
+
+
+def _smollm2():
+    from app.llm.local import catalog
+
+    return catalog.packaged_file(catalog.SMOLLM2)  # 30 layers, 98 MB
+
+
+def test_auto_chooses_every_layer_when_the_free_vram_holds_them():
+    stand_in = GpuMemory(offload=True, free=8 * GIB, names=("Stand-in GPU",))  # what a GPU build reports
+    layers, text = choose_layers(_smollm2(), AUTO_LAYERS, 4096, stand_in)
+    assert layers == 30
+    assert text.startswith("GPU offload: 30/30 layers on the GPU, RAM ")
+    assert text.endswith("chosen for 8.0 GB VRAM free")
+    few = GpuMemory(offload=True, free=GPU_MARGIN + 60 * 1024**2)  # room for some layers, not all
+    layers, _ = choose_layers(_smollm2(), AUTO_LAYERS, 4096, few)
+    assert 0 < layers < 30
+    assert choose_layers(_smollm2(), 7, 4096, stand_in)[0] == 7
+
+
+def test_auto_on_a_cpu_build_is_cpu_only_and_says_so():
+    layers, text = choose_layers(_smollm2(), AUTO_LAYERS, 4096, GpuMemory(offload=False, free=None))
+    assert layers == 0
+    assert text.startswith("GPU offload: CPU only, RAM ")
+    assert text.endswith("this llama.cpp build is CPU-only")
+
+
+def test_the_estimate_is_shown_before_the_model_loads():
+    import asyncio
+
+    from app.llm.local.backend import LocalBackend, LocalOptions
+
+    backend = LocalBackend(LocalOptions(model_path=str(_smollm2()), n_ctx=512, n_gpu_layers=AUTO_LAYERS))
+    progress: list[tuple[float, str]] = []
+    asyncio.run(backend.load(lambda value, text: progress.append((value, text))))
+    asyncio.run(backend.aclose())
+    shown = [i for i, (_, text) in enumerate(progress) if text.startswith("GPU offload: ")]
+    assert shown and progress[shown[0]][0] == 0.3  # before any of the load's own progress
+    assert all(value <= 0.3 for value, _ in progress[: shown[0]])
+    assert progress[-1] == (1.0, "Model ready")
