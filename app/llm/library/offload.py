@@ -30,7 +30,7 @@ class GpuMemory:
 @dataclasses.dataclass(frozen=True)
 class Plan:
     layers: int
-    gpu_layers: int  # how many of them go to the GPU (never -1 here)
+    gpu_layers: int  # how many go to the GPU; layers + 1 when the output head goes too (-1)
     vram: int  # bytes needed on the GPU
     ram: int  # bytes needed in RAM
     fits_vram: bool | None  # None: the GPU's free memory is unknown
@@ -40,8 +40,18 @@ class Plan:
     def fits(self) -> bool:
         return self.fits_vram is not False and self.fits_ram is not False
 
+    @property
+    def whole(self) -> bool:
+        """Every layer and the output head on the GPU: what n_gpu_layers -1 asks of llama.cpp."""
+        return self.gpu_layers > self.layers
+
     def describe(self) -> str:
-        where = "CPU only" if self.gpu_layers == 0 else f"{self.gpu_layers}/{self.layers} layers on the GPU"
+        if self.gpu_layers == 0:
+            where = "CPU only"
+        elif self.whole:
+            where = f"all {self.layers} layers and the output on the GPU"
+        else:
+            where = f"{self.gpu_layers}/{self.layers} layers on the GPU"
         parts = [where, f"RAM {_gb(self.ram)}{_verdict(self.fits_ram)}"]
         if self.gpu_layers:
             parts.append(f"VRAM {_gb(self.vram)}{_verdict(self.fits_vram)}")
@@ -52,12 +62,13 @@ def plan(
     size: int, layers: int, kv_per_token: int | None, n_ctx: int, gpu_layers: int,
     free_vram: int | None, free_ram: int | None,
 ) -> Plan:  # fmt: skip
-    """Memory for ``gpu_layers`` (-1: all) of a ``layers``-layer model of ``size`` bytes."""
+    """Memory for ``gpu_layers`` (-1: every layer and the output) of a ``layers``-layer model
+    of ``size`` bytes."""
     layers = max(layers, 1)
-    on_gpu = layers if gpu_layers < 0 else min(gpu_layers, layers)
+    on_gpu = layers + 1 if gpu_layers < 0 else min(gpu_layers, layers + 1)
     per_layer = size / (layers + 1)
     kv = (kv_per_token or 0) * n_ctx
-    share = on_gpu / layers
+    share = min(on_gpu, layers) / layers  # the cache belongs to the repeating layers only
     vram = int(per_layer * on_gpu + kv * share) + (GPU_MARGIN if on_gpu else 0)
     ram = int((size - per_layer * on_gpu) * 1.1 + kv * (1 - share)) + RAM_MARGIN
     return Plan(
@@ -68,9 +79,12 @@ def plan(
 
 
 def default_gpu_layers(size: int, layers: int, kv_per_token: int | None, n_ctx: int, gpu: GpuMemory) -> int:
-    """The most layers whose weights and cache fit in the free VRAM; 0 without a usable GPU."""
+    """The most layers whose weights and cache fit in the free VRAM: -1 when the whole model
+    does (so RAM is not asked for it either), 0 without a usable GPU."""
     if not gpu.offload or not gpu.free:
         return 0
+    if plan(size, layers, kv_per_token, n_ctx, -1, gpu.free, None).fits_vram:
+        return -1
     best = 0
     for count in range(1, max(layers, 1) + 1):
         if plan(size, layers, kv_per_token, n_ctx, count, gpu.free, None).fits_vram:

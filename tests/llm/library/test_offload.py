@@ -26,15 +26,17 @@ def test_layers_split_weights_and_cache_between_gpu_and_ram():
     cpu = plan(size, layers, kv_token, ctx, 0, free_vram=80 * GIB, free_ram=None)
     assert cpu.vram == 0 and cpu.fits_vram is None  # nothing asked of the GPU
     every = plan(size, layers, kv_token, ctx, -1, free_vram=40 * GIB, free_ram=4 * GIB)
-    assert every.gpu_layers == 32 and every.vram == 32 * GIB + GIB + GPU_MARGIN and every.fits_vram
-    assert every.ram == int(GIB * 1.1) + RAM_MARGIN and every.fits_ram
+    assert every.whole and every.vram == 33 * GIB + GIB + GPU_MARGIN and every.fits_vram
+    assert every.ram == RAM_MARGIN and every.fits_ram
+    assert plan(size, layers, kv_token, ctx, 32, None, None).ram == int(GIB * 1.1) + RAM_MARGIN
 
 
 def test_the_default_layer_count_is_the_most_that_fit_in_free_vram():
     size, layers = 33 * GIB, 32  # 1 GiB a layer, no cache counted
     free = 10 * GIB + GPU_MARGIN
     assert default_gpu_layers(size, layers, None, 4096, GpuMemory(True, free)) == 10
-    assert default_gpu_layers(size, layers, None, 4096, GpuMemory(True, 100 * GIB)) == 32
+    assert default_gpu_layers(size, layers, None, 4096, GpuMemory(True, 100 * GIB)) == -1
+    assert default_gpu_layers(size, layers, None, 4096, GpuMemory(True, 32 * GIB + GPU_MARGIN)) == 32
     assert default_gpu_layers(size, layers, None, 4096, GpuMemory(True, GPU_MARGIN)) == 0
     assert default_gpu_layers(size, layers, None, 4096, GpuMemory(False, 100 * GIB)) == 0
     assert default_gpu_layers(size, layers, None, 4096, GpuMemory(True, None)) == 0
@@ -56,7 +58,7 @@ def test_what_llama_cpp_reports_decides_the_default():
         assert default_gpu_layers(GIB, 24, None, 4096, found) == 0
     else:  # a GPU build (bench/gpu_check.sh): its devices and their free memory
         assert found.names and found.free and found.free > 0
-        assert default_gpu_layers(GIB, 24, None, 4096, found) == 24
+        assert default_gpu_layers(GIB, 24, None, 4096, found) == -1
 
 
 def _smollm2():
@@ -68,8 +70,8 @@ def _smollm2():
 def test_auto_chooses_every_layer_when_the_free_vram_holds_them():
     stand_in = GpuMemory(offload=True, free=8 * GIB, names=("Stand-in GPU",))  # what a GPU build reports
     layers, text = choose_layers(_smollm2(), AUTO_LAYERS, 4096, stand_in)
-    assert layers == 30
-    assert text.startswith("GPU offload: 30/30 layers on the GPU, RAM ")
+    assert layers == -1
+    assert text.startswith("GPU offload: all 30 layers and the output on the GPU, RAM ")
     assert text.endswith("chosen for 8.0 GB VRAM free")
     few = GpuMemory(offload=True, free=GPU_MARGIN + 60 * 1024**2)  # room for some layers, not all
     layers, _ = choose_layers(_smollm2(), AUTO_LAYERS, 4096, few)
