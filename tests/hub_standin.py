@@ -133,7 +133,9 @@ def running_hub() -> Iterator[StandinHub]:
         thread.join()
 
 
-def gguf_bytes(size: int, *, layers: int = 4, context: int = 2048, name: str = "Standin") -> bytes:
+def gguf_bytes(
+    size: int, *, layers: int = 4, context: int = 2048, name: str = "Standin", head_size: int | None = None
+) -> bytes:
     """A small GGUF header (architecture, name, layers, context, Q4_K_M) padded to ``size``
     with bytes that differ per size, so two hosted files never hash alike."""
     values = [
@@ -146,6 +148,8 @@ def gguf_bytes(size: int, *, layers: int = 4, context: int = 2048, name: str = "
         ("llama.attention.head_count", 4, 4),
         ("llama.attention.head_count_kv", 4, 2),
     ]
+    if head_size is not None:
+        values.append(("llama.attention.key_length", 4, head_size))
     out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, 0, len(values)))
     for key, kind, value in values:
         out += struct.pack("<Q", len(key)) + key.encode() + struct.pack("<I", kind)

@@ -134,7 +134,7 @@ def _named(name: str) -> CuratedModel | None:
     parts = name.split("/")
     if found is None and len(parts) >= 3 and name.endswith(".gguf"):
         file_name = "/".join(parts[2:])
-        found = CuratedModel("/".join(parts[:2]), file_name, file_name, "", "", 0, 0, 0)
+        found = CuratedModel("/".join(parts[:2]), file_name, file_name, "", "", 0, 0, 0, 0)
     return found
 
 

@@ -106,15 +106,15 @@ class ModelLibraryModel(QAbstractTableModel):
             size,
             entry.quantisation or "?",
             context,
-            memory_text(plan),
+            memory_text(plan, entry),
         )
 
     def _plan(self, entry: ModelEntry) -> Plan | None:
         return entry.plan(self._layers, self._n_ctx, self._gpu, self._free_ram)
 
 
-def memory_text(plan: Plan | None) -> str:
+def memory_text(plan: Plan | None, entry: ModelEntry) -> str:
     if plan is None:
-        return "unknown (unreadable header)"
+        return "known once unpacked (on first use)" if entry.builtin else "unknown (unreadable header)"
     verdict = "fits" if plan.fits else "does not fit"
     return f"{verdict}: {plan.describe()}"

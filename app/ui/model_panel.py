@@ -150,7 +150,8 @@ class ModelLibraryPanel(QWidget):
         row = self.model.row_of(entry.id)
         plan = self.model.plan_for(row) if row is not None else None
         suggested = entry.suggested_gpu_layers(self.model.n_ctx, gpu)
-        return f"{head}\n{entry.label}: {memory_text(plan)}. Layers that fit the free VRAM: {suggested}."
+        fitting = "all (-1)" if suggested == -1 else str(suggested)
+        return f"{head}\n{entry.label}: {memory_text(plan, entry)}. Layers that fit the free VRAM: {fitting}."
 
     # --- choosing ---
 

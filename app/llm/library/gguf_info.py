@@ -1,7 +1,8 @@
 """What a GGUF says about itself, read from its header without loading weights.
 
-Only the key/value section is read; array values (the vocabulary) are skipped by
-their lengths, and reading stops once every wanted key is found.
+Only the key/value section is read, and only up to the vocabulary: reading stops once
+every wanted key is found, or at the first ``tokenizer.`` key (converters write the
+model's shape before it); arrays on the way are skipped by their lengths.
 """
 
 from __future__ import annotations
@@ -57,13 +58,14 @@ class GgufInfo:
     embedding: int | None = None
     heads: int | None = None
     kv_heads: int | None = None
+    head_size: int | None = None  # attention.key_length, where a model's heads are not embedding / heads
 
     def kv_bytes_per_token(self) -> int | None:
         """The f16 K and V cache one token takes over every layer (llama.cpp's default cache type)."""
         if not (self.layers and self.embedding and self.heads):
             return None
-        kv_width = self.embedding * (self.kv_heads or self.heads) // self.heads
-        return 2 * self.layers * kv_width * 2
+        head_size = self.head_size or self.embedding // self.heads
+        return 2 * self.layers * (self.kv_heads or self.heads) * head_size * 2
 
 
 def read_info(path: Path) -> GgufInfo:
@@ -87,6 +89,7 @@ def read_info(path: Path) -> GgufInfo:
         embedding=number("embedding_length"),
         heads=number("attention.head_count"),
         kv_heads=number("attention.head_count_kv"),
+        head_size=number("attention.key_length"),
     )
 
 
@@ -100,8 +103,10 @@ def read_values(handle: BinaryIO) -> dict[str, object]:
     values: dict[str, object] = {}
     for _ in range(count):
         key = _string(handle)
+        if key.startswith("tokenizer.") and _has_all(values):
+            break  # the vocabulary follows the model's shape: nothing wanted lies past it
         values[key] = _value(handle, _unpack(handle, "<I"))
-        if _has_all(values):
+        if _has_all(values) and f"{values['general.architecture']}.attention.key_length" in values:
             break
     return values
 

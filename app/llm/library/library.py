@@ -139,6 +139,7 @@ def _curated(model: CuratedModel) -> ModelEntry:
         quantisation=model.quantisation,
         context_length=model.context_length,
         layers=model.layers,
+        kv_per_token=model.kv_per_token,
         curated=model,
     )
 

@@ -21,7 +21,7 @@ from app.llm.library.download import (
 from tests.hub_standin import HostedFile, gguf_bytes, running_hub
 
 REPO, FILE = "standin/Tiny-GGUF", "tiny-q4_k_m.gguf"
-MODEL = CuratedModel(REPO, FILE, "Tiny", "hermes", "Q4_K_M", 0, 2048, 4)
+MODEL = CuratedModel(REPO, FILE, "Tiny", "hermes", "Q4_K_M", 0, 2048, 4, 0)
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_a_file_whose_checksum_differs_is_refused_and_removed(hub, tmp_path):
 
 def test_an_expected_sha256_the_hub_contradicts_is_refused_before_downloading(hub, tmp_path):
     hub.host(REPO, FILE, HostedFile(gguf_bytes(200_000)))
-    pinned = CuratedModel(REPO, FILE, "Tiny", "hermes", "Q4_K_M", 0, 2048, 4, sha256="cd" * 32)
+    pinned = CuratedModel(REPO, FILE, "Tiny", "hermes", "Q4_K_M", 0, 2048, 4, 0, sha256="cd" * 32)
     with pytest.raises(DownloadError, match="not the expected"):
         pull(pinned, tmp_path / FILE, lambda _e: None, endpoint=hub.url)
     assert [s.method for s in hub.seen] == ["HEAD"]

@@ -27,6 +27,14 @@ def test_the_header_gives_quantisation_context_and_layers_without_the_weights(tm
     assert info.kv_bytes_per_token() == 2 * 7 * (64 * 2 // 4) * 2  # K and V, f16, 2 of 4 heads
 
 
+def test_a_head_size_of_its_own_sizes_the_cache(tmp_path):
+    # Qwen3's and Gemma 3's heads are wider than embedding / heads; their headers say so
+    path = tmp_path / "wide.gguf"
+    path.write_bytes(gguf_bytes(50_000, layers=7, head_size=128))
+    info = read_info(path)
+    assert info.head_size == 128 and info.kv_bytes_per_token() == 2 * 7 * 2 * 128 * 2
+
+
 def test_the_built_in_smollm2_header_is_read_from_the_real_file():
     info = read_info(catalog.packaged_file(catalog.SMOLLM2))
     assert (info.quantisation, info.context_length, info.layers) == ("Q4_1", 8192, 30)
