@@ -9,6 +9,7 @@ belongs to, so a partial of an older upload is never resumed into a newer one.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -18,9 +19,11 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import filelock
 
 from app.core.backend import BackendError
 from app.llm.library.curated import CuratedModel
@@ -98,14 +101,34 @@ def pull(
         listener(DownloadFinished(target, expected or "", verified=False))
         return target
     partial, note = _partial_paths(target)
-    resumed = _resumable(partial, note, meta.etag)
-    _check_space(target.parent, (meta.size or 0) - resumed)
-    listener(DownloadStarted(model.id, meta.size, resumed))
-    note.write_text(json.dumps({"etag": meta.etag, "commit": meta.commit_hash}), encoding="utf-8")
-    with partial.open("ab") as handle:
-        writer = _ReportingWriter(handle, resumed, meta.size, listener, cancel or threading.Event())
-        _fetch(meta.location, writer, resumed, meta.size)
-    return _finish(partial, note, target, expected, listener)
+    with _only_download(partial):
+        resumed = _resumable(partial, note, meta.etag)
+        _check_space(target.parent, (meta.size or 0) - resumed)
+        listener(DownloadStarted(model.id, meta.size, resumed))
+        note.write_text(json.dumps({"etag": meta.etag, "commit": meta.commit_hash}), encoding="utf-8")
+        with partial.open("ab") as handle:
+            writer = _ReportingWriter(handle, resumed, meta.size, listener, cancel or threading.Event())
+            _fetch(meta.location, writer, resumed, meta.size)
+        return _finish(partial, note, target, expected, listener)
+
+
+@contextlib.contextmanager
+def _only_download(partial: Path) -> Iterator[None]:
+    """One writer per partial file: the window and ``calculon models pull`` may race for it.
+
+    Nobody waits for the lock (a second download is refused at once), so removing the lock
+    file afterwards leaves no waiter holding a lock on a file no one else sees."""
+    path = Path(str(partial) + ".lock")
+    lock = filelock.FileLock(str(path))
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        raise DownloadError(f"{partial.name[: -len('.partial')]} is already being downloaded.") from None
+    try:
+        yield
+    finally:
+        lock.release()
+        path.unlink(missing_ok=True)
 
 
 def _expected_sha(model: CuratedModel, etag: str | None) -> str | None:

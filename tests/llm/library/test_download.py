@@ -45,7 +45,7 @@ def test_a_download_reports_progress_and_lands_checked(hub, tmp_path):
     sha = hashlib.sha256(data).hexdigest()
     assert DownloadVerifying(sha) in events
     assert events[-1] == DownloadFinished(target, sha, verified=True)
-    assert not list(target.parent.glob("*.partial*"))
+    assert [p.name for p in target.parent.iterdir()] == [FILE]
 
 
 def test_hf_endpoint_names_the_hub_when_no_endpoint_is_given(hub, tmp_path, monkeypatch):
@@ -119,3 +119,16 @@ def test_a_partial_of_another_version_is_not_resumed(hub, tmp_path):
 def test_a_missing_file_is_a_clear_error(hub, tmp_path):
     with pytest.raises(DownloadError, match="Cannot reach"):
         pull(MODEL, tmp_path / FILE, lambda _e: None, endpoint=hub.url)
+
+
+def test_a_second_download_of_the_same_file_is_refused_while_the_first_runs(hub, tmp_path):
+    import filelock
+
+    hub.host(REPO, FILE, HostedFile(gguf_bytes(100_000)))
+    target = tmp_path / FILE
+    busy = filelock.FileLock(str(target) + ".partial.lock")
+    with busy, pytest.raises(DownloadError, match="already being"):
+        pull(MODEL, target, lambda _e: None, endpoint=hub.url)
+    assert not target.exists()
+    pull(MODEL, target, lambda _e: None, endpoint=hub.url)  # once the first is done, it may
+    assert target.stat().st_size == 100_000
