@@ -45,6 +45,8 @@ async def shoot(app: QApplication, out: Path, servers_path: Path) -> Path:
         dialog.tabs.setCurrentIndex(1)
         dialog.show()
         panel = dialog.library
+        while panel.model.rowCount() == 0:  # the list is read on a worker
+            await asyncio.sleep(0.1)
         panel.select(model.id)
         panel.download_selected()
         while panel.progress.value() < 400:
@@ -61,7 +63,9 @@ async def shoot(app: QApplication, out: Path, servers_path: Path) -> Path:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "screenshots")
     print(on_display(shoot, parser.parse_args().out))
     return 0

@@ -12,6 +12,7 @@ import concurrent.futures
 import logging
 import threading
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
@@ -38,6 +39,10 @@ logger = logging.getLogger(__name__)
 GpuMemoryProbe = Callable[[], Awaitable[GpuMemory]]
 
 
+def _listing() -> tuple[list[ModelEntry], int | None]:
+    return list_models(), available_memory()
+
+
 async def probe_gpu_memory() -> GpuMemory:
     # llama.cpp's import is slow: on a plain worker thread of our own, as app.ui.gpu does.
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-memory") as worker:
@@ -49,11 +54,13 @@ class ModelLibraryPanel(QWidget):
 
     Signals:
         chosen(object): the :class:`ModelEntry` to use (a built-in, or a file on disk).
-        download_ended(str): how the latest download ended, in words.
+        download_ended(str): how the latest download ended, in words (the list is re-read next).
+        listed(): the list was (re)read from disk.
     """
 
     chosen = Signal(object)
     download_ended = Signal(str)
+    listed = Signal()
 
     def __init__(self, parent: QWidget | None = None, gpu_probe: GpuMemoryProbe | None = probe_gpu_memory):
         super().__init__(parent)
@@ -68,6 +75,7 @@ class ModelLibraryPanel(QWidget):
         self._cancel: threading.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self._listing: asyncio.Future[None] | None = None
         self._layout()
         self.refresh()
         self._probe = asyncio.ensure_future(self._take_gpu(gpu_probe)) if gpu_probe else None
@@ -102,12 +110,24 @@ class ModelLibraryPanel(QWidget):
 
     # --- the list and the estimate ---
 
-    def refresh(self) -> None:
-        selected = self.selected()
-        self.model.set_entries(list_models(), available_memory())
-        if selected is not None:
-            self.select(selected.id)
+    def refresh(self, select: str | None = None) -> None:
+        """List the library again on a worker (GGUF headers are read from disk), then select
+        ``select`` (an entry id), or keep the selection."""
+        current = self.selected()
+        wanted = select or (current.id if current else None)
+        self._listing = asyncio.ensure_future(self._list(wanted))
+
+    async def _list(self, select: str | None) -> None:
+        loop = asyncio.get_running_loop()
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="model-library") as worker:
+            entries, free_ram = await loop.run_in_executor(worker, _listing)
+        if self._closed:
+            return
+        self.model.set_entries(entries, free_ram)
+        if select is not None:
+            self.select(select)
         self._update()
+        self.listed.emit()
 
     def set_offload(self, layers: int, n_ctx: int) -> None:
         self.model.set_offload(layers, n_ctx)
@@ -200,7 +220,7 @@ class ModelLibraryPanel(QWidget):
         finally:
             worker.shutdown(wait=False)
         if not self._closed:
-            self._finish(ended, target.name)
+            self._finish(ended, target)
 
     def _on_event(self, event: dl.DownloadEvent) -> None:
         if self._closed:
@@ -214,21 +234,18 @@ class ModelLibraryPanel(QWidget):
         elif isinstance(event, dl.DownloadVerifying):
             self.status.setText("Checking the SHA-256…")
 
-    def _finish(self, ended: str, file_name: str) -> None:
+    def _finish(self, ended: str, target: Path) -> None:
         self._cancel = self._task = None
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
         self.status.setText(ended)
-        self.refresh()
-        downloaded = next((e for e in self.model.entries() if e.path and e.path.name == file_name), None)
-        if downloaded is not None:
-            self.select(downloaded.id)
+        self.refresh(select=str(target) if target.is_file() else None)  # else: keep the selection
         self.download_ended.emit(ended)
 
     def close_down(self) -> None:
         """The dialog is closing: stop a download (its partial file stays) and the probe."""
         self._closed = True
         self.cancel_download()
-        for task in (self._task, self._probe):
+        for task in (self._task, self._probe, self._listing):
             if task is not None:
                 task.cancel()

@@ -38,6 +38,7 @@ def hub(monkeypatch):
 def panel(qtbot, qloop, home):
     made = ModelLibraryPanel(gpu_probe=None)
     qtbot.addWidget(made)
+    qtbot.waitSignal(made.listed, timeout=10_000).wait()
     yield made
     made.close_down()
 
@@ -67,6 +68,7 @@ async def standin_gpu() -> GpuMemory:
 def test_the_estimate_follows_the_gpu_layers_being_edited(qtbot, qloop, home):
     panel = ModelLibraryPanel(gpu_probe=standin_gpu)
     qtbot.addWidget(panel)
+    qtbot.waitSignal(panel.listed, timeout=10_000).wait()
     qtbot.waitUntil(lambda: "Stand-in GPU" in panel.estimate.text(), timeout=5000)
     panel.select(CURATED[-1].id)  # about 5 GB, 36 layers
     assert "Layers that fit the free VRAM: " in panel.estimate.text()
@@ -88,7 +90,8 @@ def test_a_download_shows_progress_then_the_model_can_be_used(panel, hub, qtbot)
     values = []
     panel.progress.valueChanged.connect(values.append)
     panel.select(SMALLEST.id)
-    with qtbot.waitSignal(panel.download_ended, timeout=30_000) as ended:
+    relisted = qtbot.waitSignal(panel.listed, timeout=30_000)  # the list is re-read after a download
+    with relisted, qtbot.waitSignal(panel.download_ended, timeout=30_000) as ended:
         panel.download_selected()
         assert panel.cancel_button.isVisibleTo(panel) and not panel.download_button.isEnabled()
         qtbot.waitUntil(lambda: "MB/s" in panel.status.text(), timeout=20_000)
@@ -113,6 +116,7 @@ def test_cancel_stops_a_download_and_keeps_the_part_for_later(panel, hub, qtbot)
         qtbot.waitUntil(lambda: panel.progress.value() > 0, timeout=20_000)
         panel.cancel_button.click()
     assert "cancelled" in ended.args[0] and not panel.cancel_button.isVisibleTo(panel)
+    qtbot.waitSignal(panel.listed, timeout=10_000).wait()
     target = download_path(SMALLEST)
     assert not target.exists() and 0 < target.with_name(target.name + ".partial").stat().st_size < len(data)
     assert panel.download_button.isEnabled()
@@ -130,6 +134,7 @@ def test_a_file_whose_checksum_differs_is_refused_in_the_window(panel, hub, qtbo
 def test_choosing_a_model_in_the_settings_dialog_sets_the_model_path(qtbot, qloop, home):
     dialog = SettingsDialog(Settings(), mcp_config.load_config(), gpu_probe=None)
     qtbot.addWidget(dialog)
+    qtbot.waitSignal(dialog.library.listed, timeout=10_000).wait()
     assert dialog.library.select(str(home))
     dialog.library.use_button.click()
     assert dialog.form.values()["model_path"] == str(home)

@@ -102,7 +102,7 @@ def pull(
         return target
     partial, note = _partial_paths(target)
     with _only_download(partial):
-        resumed = _resumable(partial, note, meta.etag)
+        resumed = _resumable(partial, note, meta.etag, meta.size)
         _check_space(target.parent, (meta.size or 0) - resumed)
         listener(DownloadStarted(model.id, meta.size, resumed))
         note.write_text(json.dumps({"etag": meta.etag, "commit": meta.commit_hash}), encoding="utf-8")
@@ -146,13 +146,13 @@ def _partial_paths(target: Path) -> tuple[Path, Path]:
     return target.with_name(target.name + ".partial"), target.with_name(target.name + ".partial.json")
 
 
-def _resumable(partial: Path, note: Path, etag: str | None) -> int:
+def _resumable(partial: Path, note: Path, etag: str | None, size: int | None) -> int:
     """Bytes of ``partial`` that belong to this version of the file; others are removed."""
     try:
         recorded = json.loads(note.read_text(encoding="utf-8")).get("etag")
     except (OSError, ValueError, AttributeError):
         recorded = None
-    if partial.is_file() and recorded == etag:
+    if partial.is_file() and recorded == etag and (size is None or partial.stat().st_size <= size):
         return partial.stat().st_size
     partial.unlink(missing_ok=True)
     return 0

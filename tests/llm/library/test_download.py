@@ -106,12 +106,18 @@ def test_cancel_stops_the_download_and_the_next_pull_resumes_it(hub, tmp_path):
     assert target.read_bytes() == data
 
 
-def test_a_partial_of_another_version_is_not_resumed(hub, tmp_path):
+@pytest.mark.parametrize(
+    ("kept", "etag"),
+    [(1000, "an older upload"), (400_000, None)],  # another version; longer than the file
+    ids=["another version", "longer than the file"],
+)
+def test_a_partial_that_cannot_be_part_of_the_file_is_not_resumed(hub, tmp_path, kept, etag):
     data = gguf_bytes(300_000)
     hub.host(REPO, FILE, HostedFile(data))
     target = tmp_path / FILE
-    target.with_name(FILE + ".partial").write_bytes(b"x" * 1000)
-    target.with_name(FILE + ".partial.json").write_text('{"etag": "an older upload"}')
+    target.with_name(FILE + ".partial").write_bytes(b"x" * kept)
+    recorded = etag or hashlib.sha256(data).hexdigest()
+    target.with_name(FILE + ".partial.json").write_text(f'{{"etag": "{recorded}"}}')
     pull(MODEL, target, lambda _e: None, endpoint=hub.url)
     assert hub.ranges() == [] and target.read_bytes() == data
 
