@@ -166,4 +166,8 @@ def remove(entry: ModelEntry) -> Path:
     entry.path.unlink()
     for leftover in entry.path.parent.glob(entry.path.name + ".partial*"):
         leftover.unlink()
+    root, folder = places.models_dir(), entry.path.parent
+    while folder != root and folder.is_relative_to(root) and not any(folder.iterdir()):
+        folder.rmdir()  # the OWNER/REPO folders a download made, once empty
+        folder = folder.parent
     return entry.path

@@ -100,7 +100,7 @@ def test_only_calculons_own_downloads_can_be_removed(tmp_path):
     with pytest.raises(BackendError, match="lm-studio"):
         remove(find_entry("a/theirs.gguf", entries))
     assert remove(find_entry(str(mine), entries)) == mine
-    assert list(mine.parent.iterdir()) == []
+    assert list(places.models_dir().iterdir()) == []  # its OWNER/REPO folders went with it
     assert (lm / "theirs.gguf").exists()
 
 
