@@ -107,7 +107,13 @@ class Settings(BaseModel):
         "smollm2-135m-instruct", "Local model", "Built-in model", "Used when no GGUF file is chosen."
     )
     n_gpu_layers: int = setting(
-        0, "Local model", "GPU layers", "0 = CPU only, -1 = every layer.", ge=-1, le=999
+        -2,
+        "Local model",
+        "GPU layers",
+        "-2 = as many as fit the free VRAM (estimated from the model's size), 0 = CPU only,"
+        " -1 = every layer.",
+        ge=-2,
+        le=999,
     )
     n_ctx: int = setting(4096, "Local model", "Context size (tokens)", ge=256, le=1_048_576)
     n_threads: int = setting(0, "Local model", "Threads", "0 = let llama.cpp choose.", ge=0, le=512)

@@ -9,7 +9,7 @@
 # too big to carry; speed depends on shapes and quant types, not on values), then runs
 # `python -m bench local_speed` (ours vs raw llama-cpp-python, side by side) with every
 # layer on the GPU and with none. Logs and figures go to $OUT (default /tmp/gpu_check):
-# steps.log, build.log, gpu.md/gpu.json, cpu.md/cpu.json, summary.txt.
+# steps.log, build.log, offload.txt, gpu.md/gpu.json, cpu.md/cpu.json, summary.txt.
 set -uo pipefail
 
 OUT="${OUT:-/tmp/gpu_check}"
@@ -70,6 +70,8 @@ log "built"
 fi
 
 "$PY" bench/_gguf_skeleton.py restore "$PAYLOAD/model.skeleton" /tmp/model.gguf || fail "rebuilding the model file"
+log "offload estimate (what the settings dialog and \`calculon models list\` show)"
+"$PY" -m app.llm.library.offload /tmp/model.gguf 4096 | tee "$OUT/offload.txt" || fail "the offload estimate"
 COMMON=(--model /tmp/model.gguf --tools-json "$PAYLOAD/calculator_tools.json" --no-write)
 log "GPU, every layer"
 "$PY" -m bench local_speed "${COMMON[@]}" --gpu-layers -1 --runs "${RUNS:-3}" --tokens "${GPU_TOKENS:-256}" --json "$OUT/gpu.json" \

@@ -32,6 +32,7 @@ def dispatch(args: argparse.Namespace) -> int:
         "ask": ask,
         "serve": serve,
         "history": cli_history.command,
+        "models": _models,
         **surface.COMMANDS,
     }
     try:
@@ -43,6 +44,12 @@ def dispatch(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # e.g. `calculon tools | head`: the reader left, which is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def _models(args: argparse.Namespace) -> int:
+    from app.cli import models  # the library and huggingface_hub load only for this command
+
+    return models.command(args)
 
 
 def _fail(message: str, code: int = EXIT_FAILED) -> int:

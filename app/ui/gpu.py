@@ -50,7 +50,7 @@ def describe(offload: bool | None, gpus: list[str]) -> str:
     if offload is None:
         return "llama.cpp is not installed, so the local model cannot run."
     if not offload:
-        return "This llama.cpp build is CPU-only: GPU layers have no effect (use 0)."
+        return "This llama.cpp build is CPU-only: every layer runs on the CPU, whatever GPU layers says."
     if gpus:
         return "GPU offload available: " + "; ".join(gpus)
     return "This llama.cpp build can offload to a GPU, but nvidia-smi found no NVIDIA GPU."

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -21,10 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.llm.library.library import ModelEntry
 from app.mcp.config import ServersConfig, save_config
 from app.settings import Settings, save_settings
 from app.ui import secrets_ui, theme
 from app.ui.gpu import probe_gpu
+from app.ui.model_panel import ModelLibraryPanel, probe_gpu_memory
 from app.ui.openai_tab import OpenAITab
 from app.ui.servers_table import ServersTable
 from app.ui.settings_form import SettingsForm
@@ -62,6 +65,7 @@ class SettingsDialog(QDialog):
         self.form.write(settings)
         self.servers = ServersTable(servers, self)
         self.gpu_label = _plain("Checking for a GPU…", self)
+        self.library = ModelLibraryPanel(self, gpu_probe=probe_gpu_memory if gpu_probe else None)
         self.key_edit = QLineEdit(self)
         self.key_status = _plain(secrets_ui.key_status(), self)
         self.problems_label = _plain("", self)
@@ -73,6 +77,9 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self._layout()
         self.form.changed.connect(self.check)
+        self.form.changed.connect(self._offload_changed)
+        self.library.chosen.connect(self._use_model)
+        self._offload_changed()
         self.servers.problem.connect(self._show_problem)
         self._probe = asyncio.ensure_future(self._show_gpu(gpu_probe)) if gpu_probe else None
         self.check()
@@ -88,6 +95,7 @@ class SettingsDialog(QDialog):
             if spec.hint and not isinstance(editor, QCheckBox):
                 form.addRow("", _plain(spec.hint, self))
         forms["Local model"].addRow("GPU", self.gpu_label)
+        forms["Local model"].addRow(self.library)
         self._key_rows(forms["Gemini"])
         self.openai = OpenAITab(forms["OpenAI-compatible"], self, self.form.values)
         for name, form in forms.items():
@@ -120,6 +128,19 @@ class SettingsDialog(QDialog):
         self.key_edit.setPlaceholderText("Paste a new key to store it; leave empty to keep the current one")
         form.addRow("API key", self.key_edit)
         form.addRow("", self.key_status)
+
+    def _offload_changed(self) -> None:
+        values = self.form.values()
+        self.library.set_offload(int(values["n_gpu_layers"]), int(values["n_ctx"]))
+
+    def _use_model(self, entry: ModelEntry) -> None:
+        """A built-in clears the GGUF path and picks it; any other entry sets the path."""
+        path = self.form.editors["model_path"]
+        if isinstance(path, QLineEdit):
+            path.setText("" if entry.builtin else str(entry.path))
+        builtin = self.form.editors["builtin_model"]
+        if entry.builtin and isinstance(builtin, QComboBox):
+            builtin.setCurrentText(entry.builtin)
 
     async def _show_gpu(self, probe: GpuProbe) -> None:
         self.gpu_label.setText(await probe())
@@ -168,5 +189,6 @@ class SettingsDialog(QDialog):
     def done(self, result: int) -> None:
         if self._probe is not None:
             self._probe.cancel()
+        self.library.close_down()
         self.openai.cancel()
         super().done(result)

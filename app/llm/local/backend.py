@@ -23,6 +23,7 @@ import llama_cpp
 
 from app import paths
 from app.core.backend import BackendError, Chunk, ModelRequest, ProgressCallback
+from app.llm.library.offload import choose_layers
 from app.llm.local import catalog, model_file, priority
 from app.llm.local.decoder import DecodeResult
 from app.llm.local.formats import choose_format
@@ -42,7 +43,7 @@ class LocalOptions:
 
     model_path: str = ""  # empty: the built-in model ``builtin_model``
     builtin_model: str = ""  # an id from app.llm.local.catalog; empty: the default
-    n_gpu_layers: int = 0  # 0: CPU only, -1: every layer
+    n_gpu_layers: int = 0  # 0: CPU only, -1: every layer, -2: as many as fit the free VRAM
     n_ctx: int = 4096
     n_threads: int = 0  # 0: automatic
     max_tokens: int = 512  # per step
@@ -125,15 +126,18 @@ class LocalBackend:
         path = model_file.resolve_model(
             self.options.model_path, report.stage(0.0, 0.3), self.options.builtin_model
         )
+        gpu_layers, estimate = choose_layers(path, self.options.n_gpu_layers, self.options.n_ctx)
+        logger.info("%s: %s", path.name, estimate)
+        report(0.3, estimate)
         model_file.check_memory(
             path,
             gpu_offload=gpu_offload_supported(),
-            n_gpu_layers=self.options.n_gpu_layers,
+            n_gpu_layers=gpu_layers,
             available=self._available_memory(),
         )
         request = LoadRequest(
             path,
-            self.options.n_gpu_layers,
+            gpu_layers,
             self.options.n_ctx,
             self.options.n_threads,
             self.options.extra_buffers,
