@@ -11,6 +11,7 @@ import pytest
 
 from app import paths
 from app.core.backend import BackendError
+from app.llm.library import offload
 from app.llm.local import LocalBackend, LocalOptions, model_file
 from tests.llm.local_fixtures import gemma_path  # noqa: F401  (fixture)
 
@@ -58,6 +59,25 @@ def test_gpu_offload_of_every_layer_leaves_only_the_margin_in_ram(gemma_path: Pa
         model_file.check_memory(gemma_path, gpu_offload=True, n_gpu_layers=4, available=enough_for_margin)
     with pytest.raises(BackendError):  # a CPU-only build keeps every layer in RAM whatever is asked
         model_file.check_memory(gemma_path, gpu_offload=False, n_gpu_layers=-1, available=enough_for_margin)
+
+
+def test_with_some_layers_on_the_gpu_only_what_stays_in_ram_is_counted(gemma_path: Path) -> None:  # noqa: F811
+    # The offload estimate with 12 of 17 layers on the GPU leaves about a third of the weights in
+    # RAM; the whole file (the rule without an estimate) would not fit the same memory.
+    size = gemma_path.stat().st_size
+    stand_in_gpu = offload.GpuMemory(offload=True, free=None)
+    part = offload.plan(size, 17, None, 4096, 12, stand_in_gpu.free, None)
+    available = part.ram + MB
+    assert available < int(size * 1.1) + model_file.MEMORY_MARGIN_BYTES
+    model_file.check_memory(
+        gemma_path, gpu_offload=True, n_gpu_layers=12, available=available, planned=part.ram
+    )
+    with pytest.raises(BackendError):
+        model_file.check_memory(gemma_path, gpu_offload=True, n_gpu_layers=12, available=available)
+    with pytest.raises(BackendError):  # a CPU-only build holds every layer in RAM, whatever the plan says
+        model_file.check_memory(
+            gemma_path, gpu_offload=False, n_gpu_layers=12, available=available, planned=part.ram
+        )
 
 
 def test_the_built_in_model_is_joined_once_then_trusted_by_its_stamp(monkeypatch: pytest.MonkeyPatch) -> None:

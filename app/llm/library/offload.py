@@ -92,7 +92,14 @@ def default_gpu_layers(size: int, layers: int, kv_per_token: int | None, n_ctx: 
     return best
 
 
-def choose_layers(path: Path, setting: int, n_ctx: int, gpu: GpuMemory | None = None) -> tuple[int, str]:
+@dataclasses.dataclass(frozen=True)
+class LayerChoice:
+    layers: int  # the n_gpu_layers to load with
+    estimate: str  # the estimate, in words, shown before loading
+    ram: int | None = None  # bytes of RAM the estimate needs; None where the header was unreadable
+
+
+def choose_layers(path: Path, setting: int, n_ctx: int, gpu: GpuMemory | None = None) -> LayerChoice:
     """The GPU layer count to load ``path`` with, and the estimate that says why, in words.
 
     ``setting`` is the user's n_gpu_layers: a count, -1 for every layer, or AUTO_LAYERS
@@ -105,11 +112,13 @@ def choose_layers(path: Path, setting: int, n_ctx: int, gpu: GpuMemory | None = 
         info = read_info(path)
     except (OSError, GgufError) as exc:
         logger.info("no offload estimate for %s: %s", path, exc)
-        return (0 if setting == AUTO_LAYERS else setting), "GPU offload: no estimate (unreadable header)"
+        return LayerChoice(
+            0 if setting == AUTO_LAYERS else setting, "GPU offload: no estimate (unreadable header)"
+        )
     size, layers, kv = path.stat().st_size, info.layers or 1, info.kv_bytes_per_token()
     chosen = default_gpu_layers(size, layers, kv, n_ctx, gpu) if setting == AUTO_LAYERS else setting
     estimate = plan(size, layers, kv, n_ctx, chosen if gpu.offload else 0, gpu.free, None)
-    return chosen, f"GPU offload: {estimate.describe()}; {_why(setting, gpu)}"
+    return LayerChoice(chosen, f"GPU offload: {estimate.describe()}; {_why(setting, gpu)}", estimate.ram)
 
 
 def _why(setting: int, gpu: GpuMemory) -> str:
@@ -171,5 +180,6 @@ if __name__ == "__main__":  # bench/gpu_check.sh: what llama.cpp reports, and th
 
     found = gpu_memory()
     print(f"devices: {', '.join(found.names) or 'none'}; offload: {found.offload}; free VRAM: {found.free}")
-    count, text = choose_layers(Path(sys.argv[1]), AUTO_LAYERS, int(sys.argv[2]), found)
+    choice = choose_layers(Path(sys.argv[1]), AUTO_LAYERS, int(sys.argv[2]), found)
+    count, text = choice.layers, choice.estimate
     print(f"chosen layers: {count}\n{text}")

@@ -126,14 +126,16 @@ class LocalBackend:
         path = model_file.resolve_model(
             self.options.model_path, report.stage(0.0, 0.3), self.options.builtin_model
         )
-        gpu_layers, estimate = choose_layers(path, self.options.n_gpu_layers, self.options.n_ctx)
-        logger.info("%s: %s", path.name, estimate)
-        report(0.3, estimate)
+        choice = choose_layers(path, self.options.n_gpu_layers, self.options.n_ctx)
+        gpu_layers = choice.layers
+        logger.info("%s: %s", path.name, choice.estimate)
+        report(0.3, choice.estimate)
         model_file.check_memory(
             path,
             gpu_offload=gpu_offload_supported(),
             n_gpu_layers=gpu_layers,
             available=self._available_memory(),
+            planned=choice.ram,
         )
         request = LoadRequest(
             path,

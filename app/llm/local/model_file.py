@@ -77,16 +77,22 @@ def available_memory() -> int | None:
         return None
 
 
-def check_memory(path: Path, *, gpu_offload: bool, n_gpu_layers: int, available: int | None) -> None:
+def check_memory(
+    path: Path, *, gpu_offload: bool, n_gpu_layers: int, available: int | None, planned: int | None = None
+) -> None:
     """Refuse a model that cannot fit, before llama.cpp tries and the machine starts swapping.
 
-    Weights on the GPU do not count against RAM; with only some layers offloaded
-    the share is unknown until the file is read, so the whole file is counted.
+    ``planned`` is the RAM the offload estimate needs (app.llm.library.offload: the layers left
+    on the CPU and their share of the K/V cache), from the file's header. Without it, weights
+    on the GPU do not count when every layer goes there, and the whole file counts otherwise.
     """
     if available is None:
         return
-    on_cpu = 0 if (gpu_offload and n_gpu_layers == -1) else path.stat().st_size
-    needed = int(on_cpu * 1.1) + MEMORY_MARGIN_BYTES
+    if planned is not None and gpu_offload:
+        needed = planned
+    else:
+        on_cpu = 0 if (gpu_offload and n_gpu_layers == -1) else path.stat().st_size
+        needed = int(on_cpu * 1.1) + MEMORY_MARGIN_BYTES
     if needed > available:
         raise BackendError(
             f"{path.name} needs about {_gb(needed)} of memory but only {_gb(available)} is free. "

@@ -69,18 +69,20 @@ def _smollm2():
 
 def test_auto_chooses_every_layer_when_the_free_vram_holds_them():
     stand_in = GpuMemory(offload=True, free=8 * GIB, names=("Stand-in GPU",))  # what a GPU build reports
-    layers, text = choose_layers(_smollm2(), AUTO_LAYERS, 4096, stand_in)
+    choice = choose_layers(_smollm2(), AUTO_LAYERS, 4096, stand_in)
+    layers, text = choice.layers, choice.estimate
     assert layers == -1
     assert text.startswith("GPU offload: all 30 layers and the output on the GPU, RAM ")
     assert text.endswith("chosen for 8.0 GB VRAM free")
     few = GpuMemory(offload=True, free=GPU_MARGIN + 60 * 1024**2)  # room for some layers, not all
-    layers, _ = choose_layers(_smollm2(), AUTO_LAYERS, 4096, few)
+    layers = choose_layers(_smollm2(), AUTO_LAYERS, 4096, few).layers
     assert 0 < layers < 30
-    assert choose_layers(_smollm2(), 7, 4096, stand_in)[0] == 7
+    assert choose_layers(_smollm2(), 7, 4096, stand_in).layers == 7
 
 
 def test_auto_on_a_cpu_build_is_cpu_only_and_says_so():
-    layers, text = choose_layers(_smollm2(), AUTO_LAYERS, 4096, GpuMemory(offload=False, free=None))
+    choice = choose_layers(_smollm2(), AUTO_LAYERS, 4096, GpuMemory(offload=False, free=None))
+    layers, text = choice.layers, choice.estimate
     assert layers == 0
     assert text.startswith("GPU offload: CPU only, RAM ")
     assert text.endswith("this llama.cpp build is CPU-only")
