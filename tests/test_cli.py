@@ -284,5 +284,6 @@ def test_a_fresh_ask_process_saves_its_turn_before_it_exits(tmp_path):
 
     asked = run("ask", "--backend", "local", "What is 12 times 7?")
     assert asked.returncode == 0 and "84" in asked.stdout, asked
+    assert "model: GPU offload: " in asked.stderr  # the estimate, from the load begun before the imports
     listed = run("history", "list", "--json")
     assert listed.returncode == 0 and "What is 12 times 7?" in listed.stdout, listed

@@ -7,12 +7,14 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from app.cli import history as cli_history
 from app.cli import output, running, surface
 from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE
 from app.cli.visible import show
+from app.core import events as ev
 from app.core import progress
 from app.core.tools import ToolInfo, ToolResult
 from app.jsonfile import JsonProblem, loads
@@ -213,6 +215,17 @@ async def _ask(args: argparse.Namespace, settings: Settings) -> int:
         return await _ask_with(args, settings, early, later)
 
 
+def _reporting_to(printer: output.EventPrinter) -> Callable[[float, str], None]:
+    """The early load's progress (the GPU offload estimate first) on stderr, from its worker."""
+    loop = asyncio.get_running_loop()
+
+    def report(progress: float, message: str) -> None:
+        event = ev.ModelLoading(progress=min(max(progress, 0.0), 1.0), message=message)
+        loop.call_soon_threadsafe(printer, event)
+
+    return report
+
+
 def _quietly(task: asyncio.Task[None]) -> None:
     if not task.cancelled():
         task.exception()
@@ -238,7 +251,8 @@ async def _ask_with(
         backend = create_backend(settings.backend, **settings.to_dict())
     except BackendError as exc:
         return _fail(exc.message, EXIT_UNAVAILABLE)
-    loading = asyncio.create_task(backend.load())
+    printer = output.EventPrinter(sys.stderr)
+    loading = asyncio.create_task(backend.load(_reporting_to(printer)))
     loading.add_done_callback(_quietly)  # a failed load fails again, worded, in Engine.ask
     await asyncio.sleep(0)  # the load is in its worker now; llama.cpp reads weights while we import
     from app.cli.asking import CliUser
@@ -249,7 +263,6 @@ async def _ask_with(
     except ValueError as exc:
         await backend.aclose()
         return _fail(f"--elicit: {exc}", EXIT_USAGE)
-    printer = output.EventPrinter(sys.stderr)
     engine = Engine.from_settings(
         settings,
         servers_path=args.config,

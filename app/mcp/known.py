@@ -83,11 +83,8 @@ class KnownTools:
         return self._body
 
     def _record(self, entry: ServerEntry) -> dict[str, Any] | None:
-        record = self._read().get(entry.name)
-        if not isinstance(record, dict) or record.get("key") != fingerprint(entry):
-            return None
-        saved = record.get("saved")
-        if not isinstance(saved, (int, float)) or not 0 <= time.time() - saved <= MAX_AGE_S:
+        record = self._read().get(fingerprint(entry))
+        if not isinstance(record, dict) or not _fresh(record):
             return None
         return record if isinstance(record.get("tools"), list) and record["tools"] else None
 
@@ -110,17 +107,19 @@ class KnownTools:
             return None
 
     def remember(self, entry: ServerEntry, tools: Iterable[mcp_types.Tool]) -> None:
-        """Keep the tools a server just listed; written only when they differ from what is kept."""
+        """Keep the tools a server just listed; written only when they differ from what is kept.
+        Kept by fingerprint, not name: two installs sharing the cache folder keep a list each."""
         listed = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
         if not listed or entry.remote:
             return
-        key = fingerprint(entry)
-        body = self._read()
-        old = body.get(entry.name)
-        if isinstance(old, dict) and old.get("key") == key and old.get("tools") == listed:
+        key, body = fingerprint(entry), self._read()
+        old = body.get(key)
+        if isinstance(old, dict) and old.get("tools") == listed and _fresh(old, MAX_AGE_S / 2):
             return
-        body[entry.name] = {"key": key, "saved": time.time(), "tools": listed}
-        self._write(body)
+        kept = {k: v for k, v in body.items() if isinstance(v, dict) and _fresh(v)}
+        kept[key] = {"server": entry.name, "saved": time.time(), "tools": listed}
+        self._body = kept
+        self._write(kept)
 
     def _write(self, body: dict[str, Any]) -> None:
         partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
@@ -131,6 +130,11 @@ class KnownTools:
         except OSError as exc:  # a cache: the next run starts every server, as before
             logger.info("could not keep the servers' tool lists: %s", exc)
             partial.unlink(missing_ok=True)
+
+
+def _fresh(record: dict[str, Any], age_s: float = MAX_AGE_S) -> bool:
+    saved = record.get("saved")
+    return isinstance(saved, (int, float)) and 0 <= time.time() - saved <= age_s
 
 
 def on_demand(entries: Iterable[ServerEntry], eager: Iterable[str], known: KnownTools) -> frozenset[str]:

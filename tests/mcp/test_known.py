@@ -47,8 +47,8 @@ async def test_a_remembered_tool_the_live_server_no_longer_has_is_refused(superv
     entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known.json")
     await _remembered(supervise, entry, known)
     body = json.loads(known.path.read_text())
-    ghost = {**body["basic"]["tools"][0], "name": "ghost"}
-    body["basic"]["tools"].append(ghost)
+    (record,) = body.values()
+    record["tools"].append({**record["tools"][0], "name": "ghost"})
     known.path.write_text(json.dumps(body))
     supervisor, _ = supervise(entry, known=KnownTools(known.path), on_demand={"basic"})
     await supervisor.start()
@@ -75,9 +75,21 @@ def test_a_list_kept_for_another_entry_or_too_old_is_not_used(tmp_path):
     edited = dataclasses.replace(entry, env={"MODE": "other"})
     assert fingerprint(edited) != fingerprint(entry) and not KnownTools(known.path).knows(edited)
     body = json.loads(known.path.read_text())
-    body["basic"]["saved"] -= 8 * 24 * 3600
+    body[fingerprint(entry)]["saved"] -= 8 * 24 * 3600
     known.path.write_text(json.dumps(body))
     assert not KnownTools(known.path).knows(entry)
+
+
+def test_two_installs_sharing_the_cache_keep_a_list_each(tmp_path):
+    import mcp_types
+
+    here, there = script_entry("basic", "basic.py"), script_entry("basic", "basic.py", "other")
+    known = KnownTools(tmp_path / "known.json")
+    known.remember(here, [mcp_types.Tool(name="echo", input_schema={"type": "object"})])
+    known.remember(there, [mcp_types.Tool(name="add", input_schema={"type": "object"})])
+    again = KnownTools(known.path)
+    assert [t.name for t in again.recall(here) or ()] == ["echo"]
+    assert [t.name for t in again.recall(there) or ()] == ["add"]
 
 
 def test_an_unreadable_file_means_every_server_starts_at_once(tmp_path):
