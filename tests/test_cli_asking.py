@@ -72,6 +72,13 @@ def test_an_elicit_object_that_does_not_fit_the_form_is_not_sent(asking):
     assert "name: required" in done.stderr and "seats:" in done.stderr
 
 
+def test_elicit_fills_in_the_forms_defaults_for_the_fields_it_leaves_out(asking):
+    done = calculon("--config", asking, "call", "seat", "{}", "--elicit", '{"name": "Ada"}')
+    assert done.returncode == 0 and done.stdout == "seated Ada by the window\n", done.stderr
+    chosen = calculon("--config", asking, "call", "seat", "{}", "--elicit", '{"name": "Ada", "area": "bar"}')
+    assert chosen.stdout == "seated Ada by the bar\n"
+
+
 def test_without_a_terminal_or_flag_a_form_is_declined_at_once(asking):
     started = time.monotonic()
     done = calculon("--config", asking, "call", "book", "{}", timeout=30)

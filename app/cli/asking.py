@@ -97,7 +97,7 @@ class CliUser:
         return None
 
     def _form(self, request: FormRequest, given: Mapping[str, Any]) -> FormAnswer:
-        content = forms.cleaned(given)
+        content = forms.with_defaults(request.schema, forms.cleaned(given))
         if problems := forms.problems(request.schema, content):
             for name, problem in problems.items():
                 self._say(f"--elicit does not fit the form of {request.server}: {name}: {problem}")

@@ -147,6 +147,14 @@ _FORMATS = {
 }
 
 
+def with_defaults(schema: Mapping[str, Any], content: Mapping[str, Any]) -> dict[str, Any]:
+    """``content`` with each field it leaves out set to the schema's default, where it has one
+    (SEP-1034): what the window's editors and the terminal's prompts start from."""
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    defaults = {name: prop["default"] for name, prop in properties.items() if "default" in prop}
+    return {**defaults, **content}
+
+
 def cleaned(content: Mapping[str, Any]) -> dict[str, Any]:
     """The answer as sent: fields left empty are left out."""
     return {k: v for k, v in content.items() if v not in (None, "", [])}

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import mcp_types
 import pydantic
-from mcp import MCPError
+from mcp import Client, MCPError
 from mcp.shared.dispatcher import ProgressFnT
 
 from app.core.progress import ProgressUpdate, current_receiver
@@ -23,7 +23,7 @@ from app.mcp.connection import ServerConnection
 from app.mcp.inbound import BAD_REPLY
 from app.mcp.kept import KeptResults, new_call_id
 from app.mcp.lifecycle import exit_message, stderr_hint
-from app.mcp.results import MAX_TEXT, full_text, tool_result
+from app.mcp.results import MAX_TEXT, full_text, tool_result, untagged_complete
 from app.mcp.transport import StdioTransport
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ async def call_tool(
     try:
         # Our deadline, not the SDK's read timeout: it stands still while the user is asked.
         with connection.handlers.clock.deadline(limit) as deadline:
-            result = await client.call_tool(tool, dict(arguments), progress_callback=_progress_to(name, tool))
+            result = await _call(client, tool, arguments, name)
     except MCPError as exc:
         return await _call_error(connection, tool, exc, transport)
     except pydantic.ValidationError as exc:
@@ -60,6 +60,22 @@ async def call_tool(
     if deadline.cancelled_caught:
         return _timed_out(connection, tool)
     return await _kept_if_cut(result, keep)
+
+
+async def _call(
+    client: Client, tool: str, arguments: Mapping[str, Any], server: str
+) -> mcp_types.CallToolResult:
+    try:
+        return await client.call_tool(tool, dict(arguments), progress_callback=_progress_to(server, tool))
+    except pydantic.ValidationError as exc:
+        # A result without resultType is complete (2026-07-28); the SDK's version check says
+        # malformed. Taken as complete here, it gets the output-schema check the SDK skipped.
+        result = untagged_complete(exc)
+        if result is None:
+            raise
+        if not result.is_error:
+            await client.session.validate_tool_result(tool, result)
+        return result
 
 
 async def _kept_if_cut(result: mcp_types.CallToolResult, keep: KeptResults | None) -> ToolResult:

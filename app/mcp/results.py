@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types
+import pydantic
 
 from app.core.tools import ToolInfo, ToolResult
 from app.mcp import content
@@ -79,3 +80,22 @@ def _annotations(annotations: mcp_types.ToolAnnotations | None) -> dict[str, Any
     if annotations is None:
         return {}
     return annotations.model_dump(by_alias=True, exclude_none=True, exclude={"title"})
+
+
+def untagged_complete(exc: pydantic.ValidationError) -> mcp_types.CallToolResult | None:
+    """The tool result the SDK refused only for lacking ``resultType``, read as complete.
+
+    2026-07-28 says a result without ``resultType`` is a complete one, yet the SDK's check
+    against the negotiated version requires the field. Each of its errors carries the reply it
+    read, so the reply is taken from there. None when anything else is wrong with it too.
+    """
+    errors = exc.errors()
+    if not errors or any(e["type"] != "missing" or e["loc"][-1:] != ("resultType",) for e in errors):
+        return None
+    reply = errors[0].get("input")
+    if not isinstance(reply, dict) or "resultType" in reply:
+        return None
+    try:
+        return mcp_types.CallToolResult.model_validate({**reply, "resultType": "complete"}, by_name=False)
+    except pydantic.ValidationError:
+        return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -88,3 +89,56 @@ def http_app(server: MCPServer) -> Any:
 
 def sse_app(server: MCPServer) -> Any:
     return server.sse_app()
+
+
+def without_result_type(app: Any) -> Any:
+    """``app`` with ``resultType`` taken out of its tools/call results, as a server written before
+    2026-07-28 sends them (the field is new there, and its absence means complete). The server
+    stays real: only the field is removed from each reply, JSON or event stream."""
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        asked: list[bytes] = []
+        start: dict[str, Any] = {}
+        body: list[bytes] = []
+
+        async def reading() -> Any:
+            message = await receive()
+            asked.append(message.get("body", b""))
+            return message
+
+        async def sending(message: dict[str, Any]) -> None:
+            if b'"tools/call"' not in b"".join(asked):
+                return await send(message)
+            if message["type"] == "http.response.start":
+                start.update(message)
+                return None
+            body.append(message.get("body", b""))
+            if message.get("more_body"):
+                return None
+            text = _strip_result_type(b"".join(body))
+            headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+            await send({**start, "headers": [*headers, (b"content-length", str(len(text)).encode())]})
+            await send({"type": "http.response.body", "body": text})
+            return None
+
+        return await app(scope, reading, sending)
+
+    return wrapped
+
+
+def _strip_result_type(raw: bytes) -> bytes:
+    """Each JSON-RPC message in a JSON body or in an event stream's data lines, less resultType."""
+
+    def strip(text: str) -> str:
+        message = json.loads(text)
+        if isinstance(message, dict) and isinstance(message.get("result"), dict):
+            message["result"].pop("resultType", None)
+        return json.dumps(message)
+
+    lines = raw.decode().split("\n")
+    if lines and lines[0].lstrip().startswith("{"):
+        return strip(raw.decode()).encode()
+    lines = [f"data: {strip(line[6:])}" if line.startswith("data: {") else line for line in lines]
+    return "\n".join(lines).encode()

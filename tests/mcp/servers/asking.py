@@ -30,6 +30,24 @@ def book(booking: Annotated[ElicitationResult[Booking], Resolve(ask_booking)]) -
     return f"no booking: {booking.action}"
 
 
+class Seating(BaseModel):
+    name: str = Field(title="Your name")
+    # Required here, so only a client that fills in the form's default can leave it out.
+    area: str = Field(title="Area", json_schema_extra={"default": "window"})
+
+
+def ask_seating() -> Elicit[Seating]:
+    return Elicit("Where would you like to sit?", Seating)
+
+
+@app.tool()
+def seat(seating: Annotated[ElicitationResult[Seating], Resolve(ask_seating)]) -> str:
+    """Ask where to seat the user; the form's area has a default."""
+    if isinstance(seating, AcceptedElicitation):
+        return f"seated {seating.data.name} by the {seating.data.area}"
+    return f"not seated: {seating.action}"
+
+
 def ask_model(topic: str) -> Sample:
     message = SamplingMessage(role="user", content=TextContent(type="text", text=f"One word about {topic}"))
     return Sample([message], max_tokens=12, system_prompt="Answer in one word.")

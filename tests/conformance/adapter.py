@@ -1,0 +1,118 @@
+"""The client the conformance harness runs: ``python adapter.py SERVER_URL``.
+
+The harness starts a test server for one scenario, names the scenario in
+``MCP_CONFORMANCE_SCENARIO`` and appends the server's URL to this command. The adapter does
+what a person at a shell would: it writes a servers file with that URL as a remote server and
+drives the installed ``calculon`` command on it (list the tools, call them), so every scenario
+exercises the real CLI, engine and SDK, not a client written for the suite.
+
+Each tool is called with arguments made from its input schema (or, where a scenario checks
+particular values, the ones below), answering forms with ``--elicit {}`` so that the form's
+own defaults are what the server gets back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SERVER = "conf"
+# Scenarios whose checks look at particular argument values; the rest get schema-made ones.
+ARGUMENTS: dict[str, dict[str, dict[str, Any]]] = {
+    "tools_call": {"add_numbers": {"a": 2, "b": 3}},
+    # Values that a header can carry as they are and ones it must carry Base64-encoded (SEP-2243).
+    "http-custom-headers": {
+        "test_custom_headers": {
+            "region": "eu-north1",
+            "priority": 7,
+            "verbose": False,
+            "debug": True,
+            "empty_val": "",
+            "method_val": "lookup",
+            "float_val": 2.5,
+            "non_ascii_val": "Grüße, Zürich",
+            "whitespace_val": " both ends ",
+            "leading_space_val": " leading",
+            "trailing_space_val": "trailing ",
+            "internal_space_val": "in the middle",
+            "control_char_val": "bell\u0007here",
+            "crlf_val": "one\r\ntwo",
+            "tab_val": "\tindented",
+            "query": "not mirrored",
+        },
+        "test_custom_headers_null": {"region": "eu-north1", "priority": 7, "query": "verbose left out"},
+    },
+}
+# Each CLI command's limit: under the harness's own 30 s per scenario.
+COMMAND_TIMEOUT = 20
+
+
+def main(url: str) -> int:
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    calculon = str(Path(sys.executable).with_name("calculon"))
+    with tempfile.TemporaryDirectory(prefix="calculon-conformance-") as home:
+        env = _environment(Path(home), url)
+        listed = _run([calculon, "tools", "--json"], env)
+        if listed.returncode != 0:
+            return listed.returncode
+        tools = [tool for tool in json.loads(listed.stdout or "[]") if tool.get("server") == SERVER]
+        failed = 0
+        for tool in tools:
+            given = ARGUMENTS.get(scenario, {}).get(tool["tool"])
+            arguments = given or sample(tool.get("input_schema") or {})
+            command = [calculon, "call", tool["name"], json.dumps(arguments), "--json"]
+            done = _run([*command, "--yes", "--elicit", "{}"], env)
+            # A server may refuse a call (some scenarios serve only a listing): that is its answer,
+            # not the client's failure. Anything else the CLI could not do fails the scenario.
+            if done.returncode != 0 and f"server {SERVER} rejected" not in done.stderr:
+                failed = done.returncode
+        return failed
+
+
+def _environment(home: Path, url: str) -> dict[str, str]:
+    config = home / "config"
+    config.mkdir()
+    (config / "servers.json").write_text(json.dumps({"mcpServers": {SERVER: {"url": url}}}))
+    return {
+        **os.environ,
+        "CALCULON_CONFIG_DIR": str(config),
+        "CALCULON_CACHE_DIR": str(home / "cache"),
+        "CALCULON_DATA_DIR": str(home / "data"),
+    }
+
+
+def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    print("$", *command[1:], flush=True)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=COMMAND_TIMEOUT)
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    print(f"(exit {done.returncode})", flush=True)
+    return done
+
+
+def sample(schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments that fit an object schema: each required property, a value of its type."""
+    properties = schema.get("properties") or {}
+    return {name: _value(properties.get(name) or {}) for name in schema.get("required") or []}
+
+
+def _value(schema: dict[str, Any]) -> Any:
+    if "default" in schema:
+        return schema["default"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    return {"integer": 1, "number": 1.5, "boolean": True, "object": {}, "array": [], "null": None}.get(
+        str(kind), "text"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[-1]))
