@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli import models
 
     models.add_parser(commands)
+    from app.cli import tasks
+
+    tasks.add_parser(commands)
     serve = commands.add_parser("serve", help="run one bundled MCP server over stdio")
     serve.add_argument("name", metavar="NAME")
     return parser

@@ -35,6 +35,7 @@ def dispatch(args: argparse.Namespace) -> int:
         "serve": serve,
         "history": cli_history.command,
         "models": _models,
+        "tasks": _tasks,
         **surface.COMMANDS,
     }
     try:
@@ -52,6 +53,12 @@ def _models(args: argparse.Namespace) -> int:
     from app.cli import models  # the library and huggingface_hub load only for this command
 
     return models.command(args)
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from app.cli import tasks
+
+    return tasks.command(args)
 
 
 def _fail(message: str, code: int = EXIT_FAILED) -> int:

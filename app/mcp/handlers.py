@@ -28,6 +28,7 @@ from app.core import events as ev
 from app.mcp.changes import ListChanges
 from app.mcp.flood import PER_SECOND
 from app.mcp.pause import CallClock
+from app.mcp.task_log import TaskRecorder
 from app.mcp.tasks import TasksExtension
 
 logger = logging.getLogger(__name__)
@@ -59,15 +60,19 @@ class ClientHandlers:
     open_browser: Callable[[str], Awaitable[None]] = dataclasses.field(default=system_browser)
     # Not for the Client: told how many notifications a flood lost (app.mcp.flood).
     dropped: Callable[[int], None] | None = None
+    # Not for the Client: keeps each task's status for `calculon tasks` (app.mcp.task_log).
+    tasks: Callable[[str, str, str, str], None] | None = None
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for ``mcp.Client``: only the handlers that are set."""
-        skip = ("clock", "changes", "open_browser", "dropped")
+        skip = ("clock", "changes", "open_browser", "dropped", "tasks")
         fields = [f for f in dataclasses.fields(self) if f.name not in skip]
         options = {f.name: value for f in fields if (value := getattr(self, f.name)) is not None}
         if self.changes is not None:
             options.setdefault("message_handler", self.changes)
-        options["extensions"] = [TasksExtension(self.clock.lift)]  # a call may come back as a task
+        options["extensions"] = [
+            TasksExtension(self.clock.lift, self.tasks)
+        ]  # a call may come back as a task
         return options
 
 
@@ -79,6 +84,7 @@ def server_handlers(server: str, sink: ev.EventSink) -> ClientHandlers:
         log_level="info",
         changes=ListChanges(server, sink),
         dropped=DroppedNote(server, sink),
+        tasks=TaskRecorder(server),
     )
 
 

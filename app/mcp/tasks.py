@@ -83,8 +83,13 @@ class TasksExtension(ClientExtension):
 
     identifier = IDENTIFIER
 
-    def __init__(self, lift_deadline: Callable[[], None], poll_timeout_s: float = 30.0) -> None:
-        self.lift_deadline, self.poll_timeout_s = lift_deadline, poll_timeout_s
+    def __init__(
+        self,
+        lift_deadline: Callable[[], None],
+        recorder: Callable[[str, str, str, str], None] | None = None,
+        poll_timeout_s: float = 30.0,
+    ) -> None:
+        self.lift_deadline, self.recorder, self.poll_timeout_s = lift_deadline, recorder, poll_timeout_s
 
     def claims(self) -> list[ResultClaim[Any]]:
         return [ResultClaim(result_type="task", model=TaskHandle, resolve=self._follow)]
@@ -104,6 +109,7 @@ class TasksExtension(ClientExtension):
             if task.status not in TERMINAL:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_S):
                     await self._cancel(ctx, handle.task_id)
+                    self._record(ctx.tool_name, handle.task_id, "cancelled", "cancelled by Calculon")
             raise
         self._report(ctx.tool_name, task)
         return _outcome(task)
@@ -111,10 +117,15 @@ class TasksExtension(ClientExtension):
     def _report(self, tool: str, task: _Task | TaskHandle) -> None:
         message = task.status_message or ""
         logger.debug("tool %s: task %s %s", tool, task.task_id, task.status)
+        self._record(tool, task.task_id, task.status, message)
         receiver = current_receiver()
         if receiver is not None:
             text = f"task {task.status}" + (f": {message}" if message else "")
             receiver(ProgressUpdate(progress=0.0, message=text))
+
+    def _record(self, tool: str, task_id: str, status: str, message: str) -> None:
+        if self.recorder is not None:
+            self.recorder(tool, task_id, status, message)
 
     async def _answer(self, ctx: ClaimContext, task: _Task, answered: set[str]) -> None:
         """Ask the user (or the model, or the roots list) what the task asks, through the same

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 
 import anyio
 import pytest
@@ -18,6 +20,7 @@ from app.core.sampling import SamplingGate
 from app.core.scripted_user import ScriptedUser
 from app.core.session import ChatSession
 from app.llm.scripted import ScriptedBackend
+from app.mcp import task_log
 from app.mcp.asking import AskingHandlers
 from tests.core.models import RecordingModel
 from tests.mcp.helpers import EventLog, script_entry, until
@@ -111,3 +114,19 @@ async def test_a_task_that_asks_the_user_gets_the_answer_through_the_usual_form(
     assert (result.text, result.is_error) == ("findings on otters for Ada", False)
     (request,) = user.asked
     assert isinstance(request, FormRequest) and request.message == "Whose research is this?"
+
+
+async def test_each_status_a_task_reached_is_kept_for_the_tasks_listing(supervise):
+    supervisor, _ = supervise(script_entry("tasky", "tasky.py"))
+    await supervisor.start()
+    await supervisor.call_tool("research", {"topic": "otters", "stages": 2})
+    (kept,) = task_log.records()
+    assert (kept["server"], kept["tool"], kept["status"]) == ("tasky", "research", "completed")
+    listed = await anyio.to_thread.run_sync(lambda: _calculon("tasks", "--json"))
+    assert json.loads(listed.stdout)[0]["task_id"] == kept["task_id"]
+    text = await anyio.to_thread.run_sync(lambda: _calculon("tasks"))
+    assert text.returncode == 0 and f"tasky.research  {kept['task_id']}  completed" in text.stdout
+
+
+def _calculon(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=60)
