@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import logging
 import os
@@ -26,6 +25,7 @@ from typing import Any, BinaryIO
 import filelock
 
 from app.core.backend import BackendError
+from app.llm.checksum import sha256_of as _sha256
 from app.llm.library.curated import CuratedModel
 
 logger = logging.getLogger(__name__)
@@ -33,7 +33,6 @@ logger = logging.getLogger(__name__)
 SHA256 = re.compile(r"[0-9a-f]{64}")
 EVENT_INTERVAL_S = 0.1
 SPEED_WINDOW_S = 3.0
-_BLOCK = 1024 * 1024
 WRITE_BLOCK = 512 * 1024
 
 
@@ -256,14 +255,6 @@ class _ReportingWriter:
 
     def truncate(self, size: int | None = None) -> int:
         return self._handle.truncate(size)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _size(size: float) -> str:

