@@ -51,6 +51,7 @@ class LocalOptions:
     extra_buffers: bool | None = None  # llama.cpp CPU weight repacking; None: automatic
     max_tool_calls: int | None = None  # per user message; None: 1 for the built-in model, else no limit
     save_prompt: bool = True  # keep the prompt opening's state in the cache folder (prompt_cache.py)
+    native_tools: bool = True  # the model's own tool-call format where its template has one (native.py)
 
     @classmethod
     def from_settings(cls, **options: Any) -> LocalOptions:
@@ -146,7 +147,9 @@ class LocalBackend:
 
         model = load_llama(request, on_progress)
         bos, eos = _token_text(model, model.token_bos()), _token_text(model, model.token_eos())
-        chat_format = choose_format(model.metadata, bos_token=bos, eos_token=eos)
+        chat_format = choose_format(
+            model.metadata, bos_token=bos, eos_token=eos, native=self.options.native_tools
+        )
         family = "" if self.options.model_path else self.builtin.family
         policy = StepPolicy(
             self.options.max_tokens, self.options.strict, self.options.call_policy, self._call_limit(), family
