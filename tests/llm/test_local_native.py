@@ -109,10 +109,11 @@ def test_a_template_that_names_the_markers_but_renders_no_calls_keeps_calculons_
     assert not choose_format({"tokenizer.chat_template": template}).native
 
 
-def test_a_hermes_call_is_read_tagged_or_as_bare_json_up_to_its_end() -> None:
+def test_a_hermes_call_is_read_tagged_bare_or_fenced_up_to_its_end() -> None:
     for pieces in (
         ["<tool_call>", "\n", '{"name": "add", ', '"arguments": {"a": 1, "b": 2}}', "\n", "</tool_call>"],
         ['{"', 'name": "add", "arguments": {"a": 1, ', '"b": 2}', "}"],
+        ["```", "json", "\n", '{"name": "add", "arguments": {"a": 1, "b": 2}}', "\n", "```"],
     ):
         grammar = build_step_grammar(calculator_tools(), forced=False, thinks=False, syntax=HERMES)
         setup = PhaseSetup(grammar, stops_for(qwen_format()), False, HERMES)
@@ -170,13 +171,16 @@ def test_the_grammar_takes_qwens_calls_and_no_answer_that_opens_like_json(qwen) 
     body = '{"name": "divide", "arguments": {"a": 51, "b": 3}}'
     assert accepts(qwen, grammar, f"<tool_call>\n{body}\n</tool_call>")
     assert accepts(qwen, grammar, body)
+    assert accepts(qwen, grammar, f"```json\n{body}\n```")  # as Qwen2.5-Coder writes it, untagged
     assert accepts(qwen, grammar, "Each box holds 17 cookies.")
     assert not accepts(
         qwen, grammar, '<tool_call>\n{"name": "divide", "arguments": {"a": "x"}}\n</tool_call>'
     )
     assert not accepts(qwen, grammar, '{"name": "get_weather", "arguments": {}}')
     assert not accepts(qwen, grammar, '{"result": 17}')
+    assert not accepts(qwen, grammar, '```json\n{"result": 17}\n```')
     assert not accepts(qwen, ANSWER_ONLY.decide, body)
+    assert not accepts(qwen, ANSWER_ONLY.decide, f"```json\n{body}\n```")
 
 
 @pytest.mark.slow

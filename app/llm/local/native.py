@@ -46,14 +46,15 @@ class CallSyntax:
     close: str
     result_open: str  # what opens a tool result: a model that writes it is making one up
     newline: bool = False  # the JSON sits on its own line between the markers
-    # a reply that opens with "{" is a call too: the JSON alone, ended by its closing brace (a
-    # Qwen2.5 model given its tools wrote bare JSON calls as often as tagged ones)
+    # a reply that opens with "{" or a ```json fence is a call too: the JSON alone, ended by its
+    # closing brace or fence (Qwen2.5-Coder given its tools wrote its calls both ways, untagged)
     bare: bool = False
 
 
 CALCULON = CallSyntax("calculon", "<tool_call>", "</tool_call>", "<tool_result")
 HERMES = CallSyntax("hermes", "<tool_call>", "</tool_call>", "<tool_response>", newline=True, bare=True)
-BARE_OPEN = "{"
+FENCE_OPEN = "```json"
+BARE_OPENERS = ("{", FENCE_OPEN)
 
 _USES_TOOLS = re.compile(r"\btools\b")
 _PROBE_TOOL = ToolSpec(

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from app.core.backend import TextChunk, ThoughtChunk
-from app.llm.local.native import BARE_OPEN, CALCULON, CallSyntax
+from app.llm.local.native import BARE_OPENERS, CALCULON, CallSyntax
 from app.llm.local.sampling import GrammarSampler
 from app.llm.local.schema_grammar import THINK_CLOSE, THINK_OPEN, StepGrammar
 from app.llm.local.watch import MarkerWatch
@@ -43,7 +43,7 @@ class Phases:
         self.call_text = ""
         self.call_complete = False
         self.stopped_on_text = False
-        self.bare = False  # the call is the JSON alone, with no markers
+        self.bare = ""  # how a call without markers opened: "{" (the JSON alone) or a code fence
         self._head = ""
         self._shown_answer = False
         self._answer = MarkerWatch(self._answer_markers())
@@ -85,14 +85,18 @@ class Phases:
         if head.startswith(call_open):
             self.kind = "call"
             return self._call(head[len(call_open) :])
-        if self.setup.syntax.bare and head.lstrip().startswith(BARE_OPEN) and self._calls_allowed():
-            self.kind, self.bare = "call", True
-            return self._call(head.lstrip())
+        bare = self.setup.syntax.bare and self._calls_allowed()
+        opener = next((o for o in BARE_OPENERS if head.lstrip().startswith(o)), "") if bare else ""
+        if opener:
+            self.kind, self.bare = "call", opener
+            return self._call(head.lstrip() if opener == "{" else head.lstrip()[len(opener) :])
         if self.setup.thinks and head.startswith(THINK_OPEN):
             self.kind = "think"
             self._set_grammar(None)
             return self._think(head[len(THINK_OPEN) :])
         if call_open.startswith(head) or (self.setup.thinks and THINK_OPEN.startswith(head)):
+            return False
+        if bare and any(o.startswith(head) for o in BARE_OPENERS):
             return False
         self.kind = "answer"
         if not (self.setup.grammar and self.setup.grammar.keeps_answer):
@@ -101,8 +105,14 @@ class Phases:
 
     def _call(self, text: str) -> bool:
         self.call_text += text
-        if self.bare:
+        if self.bare == "{":
             self.call_complete = "}" in text and _whole_object(self.call_text)
+            return self.call_complete
+        if self.bare:  # fenced: the JSON, then the closing fence
+            body, fence, _ = self.call_text.partition("```")
+            self.call_complete = bool(fence) and _whole_object(body)
+            if self.call_complete:
+                self.call_text = body.strip()
             return self.call_complete
         close = self.setup.syntax.close
         if close in self.call_text:

@@ -25,7 +25,7 @@ from llama_cpp.llama_grammar import json_schema_to_gbnf
 from app.core.messages import ToolSpec
 from app.llm.local import backed, operands, typed
 from app.llm.local.backed import BackedForms
-from app.llm.local.native import CALCULON, CallSyntax
+from app.llm.local.native import CALCULON, FENCE_OPEN, CallSyntax
 
 logger = logging.getLogger(__name__)
 
@@ -67,13 +67,13 @@ class ToolRules:
     relaxed: tuple[str, ...] = ()
     # the arguments rule of each tool whose fields are all required and some numeric, with them
     objects: Mapping[str, tuple[tuple[str, typed.FieldKind], ...]] = dataclasses.field(default_factory=dict)
-    bare: bool = False  # a call may be the JSON alone, so an answer may not open with "{"
+    bare: bool = False  # a call may be the JSON alone or fenced, so an answer may not open with "{" or "`"
 
 
 _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\\x00]"]
-_BARE_ANSWER = "calculon-answer ::= [^<{] calculon-any*"
-# an answer and nothing else: for a step that must not call a tool again
-# (nor open with "{": a model asked to answer after its call wrote the call out again as JSON)
+_BARE_ANSWER = "calculon-answer ::= [^<{`] calculon-any*"
+# an answer and nothing else: for a step that must not call a tool again (nor open with "{" or
+# "`": a model asked to answer after its call wrote the call out again as JSON, or fenced JSON)
 ANSWER_ONLY = StepGrammar(
     "\n".join(["root ::= calculon-answer", _BARE_ANSWER, *_ANSWER_RULES[1:]]), "", allows_calls=False
 )
@@ -205,10 +205,13 @@ def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
     line = ' "\\n"' if syntax.newline else ""  # the JSON on its own line, as the model was trained
     return [
         *lines,
-        f"calculon-call ::= {_literal(syntax.open)} calculon-body{' | calculon-json' if syntax.bare else ''}",
+        f"calculon-call ::= {_literal(syntax.open)} calculon-body{_BARE_CALLS if syntax.bare else ''}",
         f"calculon-body ::={line} calculon-json{line} {_literal(syntax.close)}",
         f"calculon-think ::= {_literal(THINK_OPEN)} calculon-any*",
     ]
+
+
+_BARE_CALLS = f' | calculon-json | {json.dumps(FENCE_OPEN)} "\\n"? calculon-json "```"'
 
 
 def _rename_root(line: str) -> str:
