@@ -217,7 +217,7 @@ async def measure(args: argparse.Namespace) -> Run:
             n_ctx=4096,
             max_tokens=args.tokens,
             call_policy=args.policy,
-            native_tools=native,
+            tool_format="native" if native else "calculon",
             save_prompt=False,
         )
         return LocalBackend(options)

@@ -150,7 +150,7 @@ async def run_model(
     conversations: Sequence[Sequence[Question]],
     backend: Any = None,
     gguf: str = "",
-    native: bool = True,
+    tool_format: str = "auto",
 ) -> tuple[list[Run], str]:
     """Every conversation on one warm engine; a list of one question each is a set of single questions."""
     from app.engine import Engine
@@ -159,7 +159,7 @@ async def run_model(
     total = sum(len(c) for c in conversations)
     with tempfile.TemporaryDirectory(prefix="calculon-bench-") as folder:
         settings = Settings(
-            backend="local", strict=True, builtin_model=model, model_path=gguf, native_tools=native
+            backend="local", strict=True, builtin_model=model, model_path=gguf, tool_format=tool_format
         )
         engine = Engine.from_settings(settings, servers_path=Path(folder) / "servers.json", backend=backend)
         try:
@@ -221,9 +221,10 @@ def main() -> int:
     parser.add_argument("--cold", type=int, default=0, help="also time the first N in fresh processes")
     parser.add_argument("--gguf", default="", help="a GGUF file of your own instead of a built-in model")
     parser.add_argument(
-        "--calculon-format",
-        action="store_true",
-        help="Calculon's own tool format even where the model's template has its own",
+        "--tool-format",
+        choices=("auto", "native", "calculon"),
+        default="auto",
+        help="the local model's tool-call format (auto: Calculon's own in Calculon mode)",
     )
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--json", type=Path, help="also write every run to this file")
@@ -240,8 +241,7 @@ def main() -> int:
                 from app.llm.scripted import ScriptedBackend
 
                 backend = ScriptedBackend(scripted_steps([q for c in conversations for q in c]))
-            native = not args.calculon_format
-            runs, label = asyncio.run(run_model(model, conversations, backend, args.gguf, native))
+            runs, label = asyncio.run(run_model(model, conversations, backend, args.gguf, args.tool_format))
             flat = [q for c in conversations for q in c]
             cold = cold_seconds(model, flat[: args.cold]) if args.cold and args.backend == "local" else []
             results.append(report.Result(label, name, runs, cold))

@@ -125,6 +125,15 @@ def test_a_hermes_call_is_read_tagged_bare_or_fenced_up_to_its_end() -> None:
         assert json.loads(phases.call_text) == {"name": "add", "arguments": {"a": 1, "b": 2}}
 
 
+def test_auto_gives_the_native_format_outside_calculon_mode_only() -> None:
+    def native(**options: object) -> bool:
+        return LocalBackend(LocalOptions(**options))._native()  # type: ignore[arg-type]
+
+    assert native(strict=False) and not native(strict=True)
+    assert native(strict=True, tool_format="native")
+    assert not native(strict=False, tool_format="calculon")
+
+
 class _NoGrammar:
     def close(self) -> None:
         pass
@@ -202,7 +211,9 @@ def test_qwen_is_given_its_tools_natively_and_calls_in_its_own_syntax(qwen) -> N
 @pytest.mark.slow
 def test_a_calculon_mode_turn_on_qwen_never_ends_on_a_call_written_as_text(tmp_path) -> None:
     async def main() -> None:
-        backend = LocalBackend(LocalOptions(model_path=str(need_qwen()), max_tokens=96, save_prompt=False))
+        path = str(need_qwen())
+        options = LocalOptions(model_path=path, max_tokens=96, save_prompt=False, tool_format="native")
+        backend = LocalBackend(options)
         tools = Supervisor([bundled_entry("calculator")], log_dir=tmp_path)
         await tools.start(wait=True, timeout=60)
         try:
