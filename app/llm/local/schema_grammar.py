@@ -211,7 +211,7 @@ def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
     ]
 
 
-_BARE_CALLS = f' | calculon-json | {json.dumps(FENCE_OPEN)} "\\n"? calculon-json "```"'
+_BARE_CALLS = f' | calculon-json | {json.dumps(FENCE_OPEN)} "\\n"? calculon-json "\\n"? "```"'
 
 
 def _rename_root(line: str) -> str:
