@@ -117,6 +117,14 @@ class Settings(BaseModel):
     )
     n_ctx: int = setting(4096, "Local model", "Context size (tokens)", ge=256, le=1_048_576)
     n_threads: int = setting(0, "Local model", "Threads", "0 = let llama.cpp choose.", ge=0, le=512)
+    tool_format: Literal["auto", "native", "calculon"] = setting(
+        "auto",
+        "Local model",
+        "Tool-call format",
+        "native: where the GGUF's chat template has a tool-call format Calculon knows, tools, calls and"
+        " results are written in it. calculon: Calculon's own format. auto: native outside Calculon"
+        " mode, Calculon's own in it (measured better there on a small model).",
+    )
     gemini_model: str = setting("gemini-2.5-flash", "Gemini", "Model name")
     openai_base_url: str = setting(
         "http://127.0.0.1:8080/v1",

@@ -17,9 +17,14 @@ Reported per side: calls that parse and validate against the tool's schema,
 calls BFCL's own AST checker accepts (right function, right arguments, from
 ``bfcl_eval``'s possible answers), calls the MCP server executed, and seconds per
 prompt (both medians and the paired ratio; the sides take turns at going first).
+With ``--formats``, the sides are instead our backend in the model's own tool format
+(``native``: its template's tools section and call syntax, where it has one) and in Calculon's
+own format (``calculon``), both ours; ``--policy auto`` lets the model choose between a call and
+text, and a reply that is a call written as text is counted (the turn loop would run it; it
+never reaches the user as an answer, see app/core/text_calls.py).
 Data: the ``bfcl-eval`` package (``pip install --no-deps bfcl-eval``).
 
-    python -m bench bfcl_quality [--limit 200] [--tokens 128] [--model PATH] [--no-write]
+    python -m bench bfcl_quality [--limit 200] [--tokens 128] [--model PATH] [--formats] [--policy auto]
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ import jsonschema
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from app.core.backend import ModelRequest, ToolCallChunk
+from app.core.backend import ModelRequest, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolSpec
+from app.core.text_calls import calls_in_text
 from app.llm.local import LocalBackend, LocalOptions
 from bench import _stats
 from bench._bfcl_server import entries, shard_of
@@ -60,6 +66,7 @@ class Outcome:
     valid: bool = False  # ... and they validate against the tool's schema
     correct: bool = False  # ... and BFCL's checker accepts function and arguments
     executed: bool = False  # ... and the MCP server ran it
+    as_text: bool = False  # no call came back, but the reply's text is one (written out)
     seconds: float = 0.0
     arguments: dict[str, Any] | None = None
 
@@ -89,14 +96,17 @@ def bfcl_checker() -> Any:
 
 async def ours(
     backend: LocalBackend, question: str, tool: ToolSpec
-) -> tuple[str, dict[str, Any] | None, float]:
+) -> tuple[str, dict[str, Any] | None, float, bool]:
     started = time.perf_counter()
     request = ModelRequest(SYSTEM, (Message("user", question),), (tool,))
-    calls = [c.call async for c in backend.stream(request) if isinstance(c, ToolCallChunk)]
+    chunks = [c async for c in backend.stream(request)]
     seconds = time.perf_counter() - started
+    calls = [c.call for c in chunks if isinstance(c, ToolCallChunk)]
+    text = "".join(c.text for c in chunks if isinstance(c, TextChunk))
+    as_text = not calls and calls_in_text(text, (tool,)) is not None
     if not calls or calls[0].raw_arguments_error:
-        return (calls[0].name if calls else ""), None, seconds
-    return calls[0].name, dict(calls[0].arguments), seconds
+        return (calls[0].name if calls else ""), None, seconds, as_text
+    return calls[0].name, dict(calls[0].arguments), seconds, False
 
 
 def raw_formatter(llama: Any) -> tuple[Any, str, str]:
@@ -143,7 +153,7 @@ def tool_spec(tool: ToolSpec) -> dict[str, Any]:
 
 def raw(
     backend: LocalBackend, handler: Any, question: str, tool: ToolSpec, tokens: int
-) -> tuple[str, dict[str, Any] | None, float]:
+) -> tuple[str, dict[str, Any] | None, float, bool]:
     started = time.perf_counter()
     reply: Any = handler(
         llama=backend.llama,
@@ -157,24 +167,24 @@ def raw(
     seconds = time.perf_counter() - started
     calls = reply["choices"][0]["message"].get("tool_calls") or []
     if not calls:
-        return "", None, seconds
+        return "", None, seconds, False
     try:
         arguments = json.loads(calls[0]["function"]["arguments"])
     except json.JSONDecodeError:
-        return calls[0]["function"]["name"], None, seconds
-    return calls[0]["function"]["name"], arguments if isinstance(arguments, dict) else None, seconds
+        return calls[0]["function"]["name"], None, seconds, False
+    return calls[0]["function"]["name"], arguments if isinstance(arguments, dict) else None, seconds, False
 
 
 async def judge(
-    result: tuple[str, dict[str, Any] | None, float],
+    result: tuple[str, dict[str, Any] | None, float, bool],
     tool: ToolSpec,
     row: dict[str, Any],
     answer: Any,
     accepts: Any,
     client: Client,
 ) -> Outcome:
-    name, arguments, seconds = result
-    outcome = Outcome(parsed=arguments is not None, seconds=seconds, arguments=arguments)
+    name, arguments, seconds, as_text = result
+    outcome = Outcome(parsed=arguments is not None, as_text=as_text, seconds=seconds, arguments=arguments)
     if arguments is None or name != tool.name:
         return outcome
     outcome.valid = not list(jsonschema.Draft202012Validator(tool.input_schema).iter_errors(arguments))
@@ -192,26 +202,53 @@ class Run:
     raw_format: str  # which chat format the raw side's prompts were rendered with
     raw_note: str
     tool_in_raw_prompt: int = 0  # raw prompts that name the offered tool (templates may ignore `tools`)
+    formats: tuple[str, str] = ("", "")  # with --formats: the chat format each side was given
     wall: float = 0.0
 
 
+def side_names(args: argparse.Namespace) -> tuple[str, str]:
+    return ("native", "calculon") if args.formats else _stats.SIDES
+
+
 async def measure(args: argparse.Namespace) -> Run:
-    backend = LocalBackend(
-        LocalOptions(model_path=args.model, n_ctx=4096, max_tokens=args.tokens, call_policy="always")
-    )
+    def local(native: bool) -> LocalBackend:
+        options = LocalOptions(
+            model_path=args.model,
+            n_ctx=4096,
+            max_tokens=args.tokens,
+            call_policy=args.policy,
+            tool_format="native" if native else "calculon",
+            save_prompt=False,
+        )
+        return LocalBackend(options)
+
+    backend = local(True)
     await backend.load()
     formatter, raw_format, raw_note = raw_formatter(backend.llama)
-    run = Run({"ours": [], "raw": []}, backend.model_label, raw_format, raw_note)
+    run = Run({side: [] for side in side_names(args)}, backend.model_label, raw_format, raw_note)
+    backends = {"ours": backend, "native": backend}
+    if args.formats:
+        backends["calculon"] = local(False)
+        await backends["calculon"].load()
+        run.formats = (_format_name(backend), _format_name(backends["calculon"]))
     started = time.perf_counter()
     try:
-        await run_cases(args, backend, formatter, run)
+        await run_cases(args, backends, formatter, run)
     finally:
-        await backend.aclose()
+        for each in {id(b): b for b in backends.values()}.values():
+            await each.aclose()
     run.wall = time.perf_counter() - started
     return run
 
 
-async def run_cases(args: argparse.Namespace, backend: LocalBackend, formatter: Any, run: Run) -> None:
+def _format_name(backend: LocalBackend) -> str:
+    runner = backend._runner
+    return runner.format.name if runner is not None else "?"
+
+
+async def run_cases(
+    args: argparse.Namespace, backends: dict[str, LocalBackend], formatter: Any, run: Run
+) -> None:
     from llama_cpp.llama_chat_format import chat_formatter_to_chat_completion_handler
 
     handler = chat_formatter_to_chat_completion_handler(formatter)
@@ -224,12 +261,13 @@ async def run_cases(args: argparse.Namespace, backend: LocalBackend, formatter: 
             tool, question = tools[shard][row["function"][0]["name"]], row["question"][0][-1]["content"]
             prompt = formatter(messages=raw_messages(question), tools=[tool_spec(tool)]).prompt
             run.tool_in_raw_prompt += tool.name in prompt
-            for side in _stats.order(i):
+            for side in _stats.order(i, side_names(args)):
+                backend = backends.get(side, backends["ours"])
                 backend.llama.reset()  # type: ignore[union-attr]  # no cache carried between cases or sides
                 got = (
-                    await ours(backend, question, tool)
-                    if side == "ours"
-                    else await asyncio.to_thread(raw, backend, handler, question, tool, args.tokens)
+                    await asyncio.to_thread(raw, backend, handler, question, tool, args.tokens)
+                    if side == "raw"
+                    else await ours(backend, question, tool)
                 )
                 outcome = await judge(got, tool, row, answers[row["id"]], accepts, clients[shard])
                 run.results[side].append(outcome)
@@ -266,31 +304,47 @@ def _share(rows: list[Outcome], field: str) -> str:
 
 def report(run: Run, args: argparse.Namespace) -> str:
     results = run.results
-    n = len(results["ours"])
+    first, second = side_names(args)
+    n = len(results[first])
+    flags = (" --formats" if args.formats else "") + (
+        f" --policy {args.policy}" if args.policy != "always" else ""
+    )
+    required = (
+        "a call required on both sides" if args.policy == "always" else "the model chooses call or text"
+    )
     lines = [
-        f"### Tool-call quality (BFCL simple{', ' + Path(args.model).stem if args.model else ''})",
+        f"### Tool-call quality (BFCL simple{', ' + Path(args.model).stem if args.model else ''}"
+        f"{', native format against Calculon' + chr(39) + 's' if args.formats else ''})",
         "",
         f"Command: `python -m bench bfcl_quality --limit {args.limit} --tokens {args.tokens}"
-        f"{' --model ' + Path(args.model).name if args.model else ''}` ({run.model}; "
+        f"{' --model ' + Path(args.model).name if args.model else ''}{flags}` ({run.model}; "
         f"the first {n} entries of `{CASES}` from bfcl-eval; one function offered per prompt, served by "
-        f"an MCP child process; a call required on both sides; greedy; wall {run.wall / 60:.1f} min in all).",
+        f"an MCP child process; {required}; greedy; wall {run.wall / 60:.1f} min in all).",
         "",
-        "| side | parse + validate | BFCL AST check | executed over MCP |",
-        "|---|---|---|---|",
+        "| side | parse + validate | BFCL AST check | executed over MCP | call written as text |",
+        "|---|---|---|---|---|",
     ]
-    titles = {"ours": "ours (LocalBackend, tool-call grammar)", "raw": f"raw ({run.raw_format})"}
+    titles = {
+        "ours": "ours (LocalBackend, tool-call grammar)",
+        "raw": f"raw ({run.raw_format})",
+        "native": f"ours, the model's own format (`{run.formats[0]}`)",
+        "calculon": f"ours, Calculon's own format (`{run.formats[1]}`)",
+    }
     for side, rows in results.items():
-        shares = " | ".join(_share(rows, field) for field in ("valid", "correct", "executed"))
+        shares = " | ".join(_share(rows, field) for field in ("valid", "correct", "executed", "as_text"))
         lines.append(f"| {titles[side]} | {shares} |")
-    seconds = _stats.paired([o.seconds for o in results["ours"]], [o.seconds for o in results["raw"]])
+    seconds = _stats.paired([o.seconds for o in results[first]], [o.seconds for o in results[second]])
+    if not args.formats:
+        lines += [
+            "",
+            f"{run.raw_note}, rendered through llama-cpp-python's chat handler with `tools` passed in; "
+            f"{run.tool_in_raw_prompt}/{n} of them name the offered function (a prompt that does not shows "
+            "the model only the messages; the grammar built from the function's schema still fixes the "
+            "argument names).",
+        ]
     lines += [
         "",
-        f"{run.raw_note}, rendered through llama-cpp-python's chat handler with `tools` passed in; "
-        f"{run.tool_in_raw_prompt}/{n} of them name the offered function (a prompt that does not shows the "
-        "model only the messages; the grammar built from the function's schema still fixes the argument "
-        "names).",
-        "",
-        f"Seconds per prompt: {_stats.sentence(seconds, 's')}. {_stats.NOTE}",
+        f"Seconds per prompt ({first} against {second}): {_stats.sentence(seconds, 's')}. {_stats.NOTE}",
     ]
     load = load_average()
     lines += ["", f"Machine: {os.cpu_count()} CPUs, load average {load} at the end of the run."]
@@ -303,6 +357,12 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=128, help="token cap per call")
     parser.add_argument("--model", default="", help="GGUF path (default: the built-in model)")
     parser.add_argument("--progress", action="store_true", help="running totals on stderr")
+    parser.add_argument(
+        "--formats", action="store_true", help="the model's own tool format against Calculon's, both ours"
+    )
+    parser.add_argument(
+        "--policy", choices=("always", "auto"), default="always", help="auto: the model may answer in text"
+    )
     parser.add_argument("--json", type=Path, help="also write per-case outcomes here")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     args = parser.parse_args(sys.argv[1:])

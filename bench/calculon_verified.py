@@ -146,7 +146,11 @@ def _plain(value: Any) -> str:
 
 
 async def run_model(
-    model: str, conversations: Sequence[Sequence[Question]], backend: Any = None, gguf: str = ""
+    model: str,
+    conversations: Sequence[Sequence[Question]],
+    backend: Any = None,
+    gguf: str = "",
+    tool_format: str = "auto",
 ) -> tuple[list[Run], str]:
     """Every conversation on one warm engine; a list of one question each is a set of single questions."""
     from app.engine import Engine
@@ -154,7 +158,9 @@ async def run_model(
 
     total = sum(len(c) for c in conversations)
     with tempfile.TemporaryDirectory(prefix="calculon-bench-") as folder:
-        settings = Settings(backend="local", strict=True, builtin_model=model, model_path=gguf)
+        settings = Settings(
+            backend="local", strict=True, builtin_model=model, model_path=gguf, tool_format=tool_format
+        )
         engine = Engine.from_settings(settings, servers_path=Path(folder) / "servers.json", backend=backend)
         try:
             await engine.start(timeout=60)
@@ -214,6 +220,12 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=100, help="MAWPS: a fixed sample of N (0: all)")
     parser.add_argument("--cold", type=int, default=0, help="also time the first N in fresh processes")
     parser.add_argument("--gguf", default="", help="a GGUF file of your own instead of a built-in model")
+    parser.add_argument(
+        "--tool-format",
+        choices=("auto", "native", "calculon"),
+        default="auto",
+        help="the local model's tool-call format (auto: Calculon's own in Calculon mode)",
+    )
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--json", type=Path, help="also write every run to this file")
     args = parser.parse_args(sys.argv[1:])
@@ -229,7 +241,7 @@ def main() -> int:
                 from app.llm.scripted import ScriptedBackend
 
                 backend = ScriptedBackend(scripted_steps([q for c in conversations for q in c]))
-            runs, label = asyncio.run(run_model(model, conversations, backend, args.gguf))
+            runs, label = asyncio.run(run_model(model, conversations, backend, args.gguf, args.tool_format))
             flat = [q for c in conversations for q in c]
             cold = cold_seconds(model, flat[: args.cold]) if args.cold and args.backend == "local" else []
             results.append(report.Result(label, name, runs, cold))

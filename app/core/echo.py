@@ -17,6 +17,12 @@ SPAN = 5  # words per compared run: short enough to catch a paraphrase, long eno
 ECHO_SHARE = 0.5  # at least this share of the reply's runs come from the prompt
 MIN_RUNS = 4  # a reply shorter than this many runs is judged on its merits
 
+ECHO_REASK = "That repeated your instructions. Answer my question in one short sentence."
+ECHO_FAILURE = (
+    "The model repeated its instructions instead of answering, twice, so no answer is shown. "
+    "Try rephrasing the question, or choose another model in Settings."
+)
+
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 

@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any
 
 from app.core import events as ev
 from app.core import running
@@ -32,9 +32,10 @@ from app.core.backend import (
     ThoughtChunk,
     ToolCallChunk,
 )
-from app.core.echo import EchoDetector
+from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
+from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
 from app.core.toolrun import CallRecord, ToolRunner, call_label
 from app.core.tools import (
     USER_SOURCE,
@@ -48,7 +49,7 @@ from app.core.tools import (
     ToolSelector,
     TurnFacts,
     Verdict,
-    VerdictJudge,
+    judge_verdict,
 )
 
 logger = logging.getLogger(__name__)
@@ -57,11 +58,6 @@ REASK_TEMPLATE = (
     "Your answer contains numbers that no tool returned and the user did not give: {numbers}. "
     "Compute each of them with the calculator tools, then answer again using only numbers "
     "from tool results or from the question."
-)
-ECHO_REASK = "That repeated your instructions. Answer my question in one short sentence."
-ECHO_FAILURE = (
-    "The model repeated its instructions instead of answering, twice, so no answer is shown. "
-    "Try rephrasing the question, or choose another model in Settings."
 )
 
 
@@ -170,6 +166,7 @@ class _Turn:
         self.user_text = ""
         self.specs: tuple[ToolSpec, ...] = ()  # the tools offered at the latest step
         self.echoes = 0
+        self.written = 0  # calls written as text that were refused
         self.outcome = TurnOutcome()
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
         self.formula: FormulaHint | None = None
@@ -221,8 +218,9 @@ class _Turn:
             self.messages.append(
                 Message("assistant", step.text, tuple(step.calls), provider_data=step.done.provider_data)
             )
-            if step.calls:
-                for call in step.calls:
+            calls = step.calls or self._written_calls(step.text, step_no)
+            if calls is not None:  # none ([]): a call written as text was refused; the model asks again
+                for call in calls:
                     await self._call(call)
                 continue
             if self._is_echo(step.text, step_no):
@@ -323,6 +321,21 @@ class _Turn:
     def _all_sources(self) -> list[Source]:
         return [*self.s._sources, *self.sources]
 
+    def _written_calls(self, text: str, step_no: int) -> list[ToolCall] | None:
+        """A tool call written as text is run, or refused and the model asked again (``[]``):
+        never an answer. None: the text is no call."""
+        written = read_written(text, self.specs, self.messages, step_no)
+        if written is not None:
+            self.emit(ev.Notice, message=written.notice)
+            if written.calls:
+                self.messages[-1] = Message("assistant", written.prose, written.calls)
+            elif self.written >= self.s.max_reasks:
+                raise BackendError(WRITTEN_FAILURE, category="model")
+            else:
+                self.written += 1
+                self.messages.append(Message("user", WRITTEN_REASK))
+        return None if written is None else list(written.calls)
+
     def _is_echo(self, answer: str, step_no: int) -> bool:
         """True when the reply only recites the prompt: asked once more, then the turn fails."""
         prompt_texts = [self.s.system_prompt, *(f"{t.name} {t.description}" for t in self.specs)]
@@ -383,10 +396,5 @@ class _Turn:
         return False
 
     def _verdict(self, answer: str, check: CheckResult) -> Verdict:
-        """What the answer is shown as; a verifier that cannot weigh formulas says only whether
-        every number is backed."""
-        if not hasattr(self.s.verifier, "judge"):
-            return Verdict("verified" if check.verified else "unverified")
-        judge = cast(VerdictJudge, self.s.verifier)
         facts = TurnFacts(self.user_text, tuple(self.outcome.tool_calls), self.s._earlier)
-        return judge.judge(answer, check, facts)
+        return judge_verdict(self.s.verifier, answer, check, facts)

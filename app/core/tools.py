@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:  # toolrun imports this module: the records are only named here
     from app.core.toolrun import CallRecord
@@ -124,3 +124,11 @@ class VerdictJudge(Protocol):
 
 # The seam before each tool call: return None to run it, or a message to refuse it.
 ApprovalPolicy = Callable[[ToolInfo, Mapping[str, Any]], Awaitable[str | None]]
+
+
+def judge_verdict(verifier: object, answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
+    """What the answer is shown as; a verifier that cannot weigh formulas says only whether
+    every number is backed."""
+    if not hasattr(verifier, "judge"):
+        return Verdict("verified" if check.verified else "unverified")
+    return cast(VerdictJudge, verifier).judge(answer, check, facts)

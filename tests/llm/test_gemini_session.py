@@ -165,3 +165,16 @@ async def test_the_next_turn_replays_the_previous_answer_with_its_signature(sess
     assert wire.requests[1].body["systemInstruction"]["parts"] == [
         {"text": "Use the calculator for every step."}
     ]
+
+
+async def test_a_call_written_as_the_answer_is_run_and_sent_back_as_a_function_call(session, wire, tools):
+    wire.script(g.answer('{"name": "add", "arguments": {"a": 2, "b": 3}}'), g.answer("2 + 3 = 5."))
+
+    outcome = await turn(session, "What is 2 + 3?")
+
+    assert tools.calls == [("add", {"a": 2, "b": 3})]
+    assert outcome.answer == "2 + 3 = 5."
+    assert [e.text for e in of_kind(outcome, ev.AnswerReady)] == ["2 + 3 = 5."]
+    _user, model, results = wire.requests[1].body["contents"]
+    assert [part["functionCall"]["name"] for part in model["parts"]] == ["add"]
+    assert results["parts"][0]["functionResponse"]["name"] == "add"

@@ -17,11 +17,13 @@ from app.core.backend import (
     ToolCallChunk,
 )
 from app.core.messages import Message, ToolCall, ToolSpec
+from app.core.session import ChatSession
 from app.llm.openai import OpenAIBackend
 from app.llm.openai.backend import UNSTREAMED
 from app.llm.registry import create_backend
 from app.settings import Settings
 from tests.llm import openai_fixture as o
+from tests.llm.gemini_tools import ChildServerTools
 
 pytestmark = pytest.mark.anyio
 
@@ -198,3 +200,19 @@ async def test_loading_with_no_model_named_takes_the_first_the_server_lists(wire
     finally:
         await backend.aclose()
     assert backend.model_label == f"openai:{o.FAKE_MODEL}@{wire.base_url}"
+
+
+async def test_a_hermes_call_left_in_the_text_by_the_server_is_run_not_shown(wire, backend):
+    """A llama.cpp server started without --jinja passes Qwen's ``<tool_call>`` through as text."""
+    written = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>'
+    wire.script(
+        o.streamed(o.delta(role="assistant", content=written), o.delta(finish="stop")),
+        o.streamed(o.delta(role="assistant", content="2 + 3 = 5."), o.delta(finish="stop")),
+    )
+    async with ChildServerTools.start() as tools:
+        outcome = await ChatSession(backend, tools, system_prompt="Use tools.").run_turn("What is 2 + 3?")
+    assert tools.calls == [("add", {"a": 2, "b": 3})]
+    assert outcome.answer == "2 + 3 = 5."
+    sent = o.sent_messages(wire.requests[1])
+    assert [call["function"]["name"] for call in sent[-2]["tool_calls"]] == ["add"]
+    assert sent[-1]["role"] == "tool"

@@ -78,7 +78,8 @@ def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
 def text_rules(forms: BackedForms) -> list[str]:
     """``calculon-banswer``: free text that does not open with "<" (that is how a tool call
     begins) and holds no "{" (a call written out as JSON, which a model shown its own call in
-    the history copied as its answer), in which every run of digits is a backed number."""
+    the history copied as its answer), nor opens with a code fence or a list ("```json [\"divide\",
+    \"17/3\"]```" from Qwen2.5), in which every run of digits is a backed number."""
     # A result's rounding note may be copied as written; its digits back nothing else.
     note = f" | {_alternatives(forms.notes)}" if forms.notes else ""
     return [
@@ -87,7 +88,7 @@ def text_rules(forms: BackedForms) -> list[str]:
         f"calculon-bseg ::= [^{{0-9{_NUMERALS}\\x00] | calculon-num calculon-bafter{note}",
         f"calculon-bafter ::= [^{{0-9{_NUMERALS}.,\\x00] | [.,] [^{{0-9{_NUMERALS}\\x00]",
         "calculon-btail ::= calculon-num [.,]?",
-        f"calculon-banswer ::= [^<{{0-9{_NUMERALS}\\x00] calculon-btext"
+        f"calculon-banswer ::= [^<{{`\\[0-9{_NUMERALS}\\x00] calculon-btext"
         " | calculon-num calculon-bafter calculon-btext | calculon-btail",
     ]
 

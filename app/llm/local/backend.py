@@ -52,6 +52,9 @@ class LocalOptions:
     extra_buffers: bool | None = None  # llama.cpp CPU weight repacking; None: automatic
     max_tool_calls: int | None = None  # per user message; None: 1 for the built-in model, else no limit
     save_prompt: bool = True  # keep the prompt opening's state in the cache folder (prompt_cache.py)
+    # "native": the model's own tool-call format where its template has one (native.py);
+    # "calculon": Calculon's own; "auto": native outside Calculon mode (see docs/benchmarks.md)
+    tool_format: str = "auto"
 
     @classmethod
     def from_settings(cls, **options: Any) -> LocalOptions:
@@ -152,7 +155,7 @@ class LocalBackend:
 
         model = load_llama(request, on_progress)
         bos, eos = _token_text(model, model.token_bos()), _token_text(model, model.token_eos())
-        chat_format = choose_format(model.metadata, bos_token=bos, eos_token=eos)
+        chat_format = choose_format(model.metadata, bos_token=bos, eos_token=eos, native=self._native())
         family = "" if self.options.model_path else self.builtin.family
         policy = StepPolicy(
             self.options.max_tokens, self.options.strict, self.options.call_policy, self._call_limit(), family
@@ -162,6 +165,13 @@ class LocalBackend:
         self._runner = StepRunner(model, chat_format, policy, bos_text=bos, saved=saved)
         logger.info("loaded %s with the %s chat format", path, chat_format.name)
         report(1.0, "Model ready")
+
+    def _native(self) -> bool:
+        """In Calculon mode Qwen2.5-Coder-0.5B in its own format chained calls on each result
+        (12 * 7, then 84 * 7, ...) and was right on 4 of 26 conversation turns, against 25 in
+        Calculon's format: so "auto" keeps Calculon's format there."""
+        chosen = self.options.tool_format
+        return chosen == "native" or (chosen == "auto" and not self.options.strict)
 
     def _call_limit(self) -> int | None:
         if self.options.max_tool_calls is not None:

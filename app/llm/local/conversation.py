@@ -109,7 +109,7 @@ def render_tool_result(message: Message) -> str:
 # would end the result early. In untrusted text the angle brackets become guillemets.
 _MARKUP = re.compile(
     r"<(\|[^|<>\n]{1,40}\|)>"
-    r"|<(/?(?:start_of_turn|end_of_turn|tool_call|tool_result|s|bos|eos)\b[^<>\n]{0,80})>"
+    r"|<(/?(?:start_of_turn|end_of_turn|tool_call|tool_result|tool_response|tools|s|bos|eos)\b[^<>\n]{0,80})>"
     r"|\[(/?INST)\]",
     re.IGNORECASE,
 )

@@ -15,7 +15,9 @@ from typing import Protocol
 import jinja2
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+from app.core.messages import Message, ToolSpec
 from app.llm.local.conversation import Turn, fold_system
+from app.llm.local.native import CALCULON, CallSyntax, NativeFormat, detect_syntax
 
 logger = logging.getLogger(__name__)
 
@@ -26,13 +28,29 @@ class ChatFormat(Protocol):
     name: str
     stop: tuple[str, ...]  # text that ends the model's turn, beside the end-of-generation tokens
     thinks: bool  # whether the model writes <think>...</think> before answering
+    syntax: CallSyntax  # how calls are marked in the model's output
+    native: bool  # True: tools, calls and results go through the template (render_request)
 
     def render(self, turns: Sequence[Turn]) -> str:
         """The whole prompt, ending where the model's reply begins."""
         ...
 
+    def render_request(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
+        """A native format's prompt with the tools in the template's own sections."""
+        ...
 
-class GemmaFormat:
+
+class _PlainFormat:
+    """Calculon's own tool format: the tools in the system text, calls in its own markers."""
+
+    syntax = CALCULON
+    native = False
+
+    def render_request(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
+        raise NotImplementedError("this format renders turns only")
+
+
+class GemmaFormat(_PlainFormat):
     name = "gemma"
     stop: tuple[str, ...] = ("<end_of_turn>", "<start_of_turn>")
     thinks = False
@@ -45,7 +63,7 @@ class GemmaFormat:
         return "".join(parts) + "<start_of_turn>model\n"
 
 
-class ChatMLFormat:
+class ChatMLFormat(_PlainFormat):
     name = "chatml"
     stop: tuple[str, ...] = ("<|im_end|>", "<|im_start|>")
     thinks = False
@@ -55,7 +73,7 @@ class ChatMLFormat:
         return "".join(parts) + "<|im_start|>assistant\n"
 
 
-class TemplateFormat:
+class TemplateFormat(_PlainFormat):
     """The model's own jinja2 template. Templates that reject a system role get it
     folded into the first user turn instead."""
 
@@ -78,14 +96,25 @@ class TemplateFormat:
         return self._fallback.render(turns)
 
 
-def choose_format(metadata: Mapping[str, str], *, bos_token: str = "", eos_token: str = "") -> ChatFormat:
-    """The format for a loaded model, from its GGUF metadata."""
+def choose_format(
+    metadata: Mapping[str, str], *, bos_token: str = "", eos_token: str = "", native: bool = True
+) -> ChatFormat:
+    """The format for a loaded model, from its GGUF metadata; its own tool-call format where
+    its template has one we know and ``native`` is on."""
     architecture = metadata.get("general.architecture", "")
     fallback: ChatFormat = GemmaFormat() if architecture in GEMMA_ARCHITECTURES else ChatMLFormat()
     template = metadata.get("tokenizer.chat_template", "")
     if template:
         try:
-            return TemplateFormat(template, bos_token=bos_token, eos_token=eos_token, fallback=fallback)
+            plain = TemplateFormat(template, bos_token=bos_token, eos_token=eos_token, fallback=fallback)
+            syntax = detect_syntax(template) if native else None
+            if syntax is None:
+                return plain
+            own = NativeFormat(template, syntax, plain, bos_token=bos_token, eos_token=eos_token)
+            if own.confirmed():
+                return own
+            logger.info("the chat template names %s tool calls but does not render them", syntax.name)
+            return plain
         except jinja2.TemplateError:
             logger.warning("the model's chat template does not parse; using the %s format", fallback.name)
     elif architecture not in GEMMA_ARCHITECTURES:

@@ -9,11 +9,12 @@ begins with the marker makes it a call, decoded under the grammar to the end.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from typing import Literal
 
 from app.core.backend import TextChunk, ThoughtChunk
-from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
+from app.llm.local.native import BARE_OPENERS, CALCULON, CallSyntax
 from app.llm.local.sampling import GrammarSampler
 from app.llm.local.schema_grammar import THINK_CLOSE, THINK_OPEN, StepGrammar
 from app.llm.local.watch import MarkerWatch
@@ -29,6 +30,7 @@ class PhaseSetup:
     grammar: StepGrammar | None  # None when no tools are offered
     stops: tuple[str, ...]  # text that ends the model's turn
     thinks: bool
+    syntax: CallSyntax = CALCULON  # the markers around a call
 
 
 class Phases:
@@ -41,6 +43,7 @@ class Phases:
         self.call_text = ""
         self.call_complete = False
         self.stopped_on_text = False
+        self.bare = ""  # how a call without markers opened: "{" (the JSON alone) or a code fence
         self._head = ""
         self._shown_answer = False
         self._answer = MarkerWatch(self._answer_markers())
@@ -49,7 +52,7 @@ class Phases:
 
     def _answer_markers(self) -> tuple[str, ...]:
         grammar = self.setup.grammar
-        tools = (CALL_OPEN,) if grammar and grammar.allows_calls else ()
+        tools = (self.setup.syntax.open,) if grammar and grammar.allows_calls else ()
         # A Calculon-mode answer is one paragraph, to be checked at a glance: what a small model
         # writes after a blank line is a second go at the same answer, a tool list or code.
         paragraph = (PARAGRAPH_END,) if grammar and grammar.keeps_answer else ()
@@ -78,15 +81,22 @@ class Phases:
 
     def _decide(self, text: str) -> bool:
         self._head += text
-        head = self._head
-        if head.startswith(CALL_OPEN):
+        head, call_open = self._head, self.setup.syntax.open
+        if head.startswith(call_open):
             self.kind = "call"
-            return self._call(head[len(CALL_OPEN) :])
+            return self._call(head[len(call_open) :])
+        bare = self.setup.syntax.bare and self._calls_allowed()
+        opener = next((o for o in BARE_OPENERS if head.lstrip().startswith(o)), "") if bare else ""
+        if opener:
+            self.kind, self.bare = "call", opener
+            return self._call(head.lstrip() if opener == "{" else head.lstrip()[len(opener) :])
         if self.setup.thinks and head.startswith(THINK_OPEN):
             self.kind = "think"
             self._set_grammar(None)
             return self._think(head[len(THINK_OPEN) :])
-        if CALL_OPEN.startswith(head) or (self.setup.thinks and THINK_OPEN.startswith(head)):
+        if call_open.startswith(head) or (self.setup.thinks and THINK_OPEN.startswith(head)):
+            return False
+        if bare and any(o.startswith(head) for o in BARE_OPENERS):
             return False
         self.kind = "answer"
         if not (self.setup.grammar and self.setup.grammar.keeps_answer):
@@ -95,8 +105,18 @@ class Phases:
 
     def _call(self, text: str) -> bool:
         self.call_text += text
-        if CALL_CLOSE in self.call_text:
-            self.call_text = self.call_text.split(CALL_CLOSE, 1)[0]
+        if self.bare == "{":
+            self.call_complete = "}" in text and _whole_object(self.call_text)
+            return self.call_complete
+        if self.bare:  # fenced: the JSON, then the closing fence
+            body, fence, _ = self.call_text.partition("```")
+            self.call_complete = bool(fence) and _whole_object(body)
+            if self.call_complete:
+                self.call_text = body.strip()
+            return self.call_complete
+        close = self.setup.syntax.close
+        if close in self.call_text:
+            self.call_text = self.call_text.split(close, 1)[0]
             self.call_complete = True
             return True
         return False
@@ -113,15 +133,19 @@ class Phases:
     def _answer_text(self, text: str) -> bool:
         shown, marker, after = self._answer.feed(text)
         self._show(shown)
-        if marker == CALL_OPEN and self.setup.grammar is not None and self.setup.grammar.allows_calls:
+        grammar = self.setup.grammar
+        if marker == self.setup.syntax.open and grammar is not None and grammar.allows_calls:
             self.kind = "call"
             # a grammar starts clean: only when nothing has slipped past the marker unconstrained
-            self._set_grammar(self.setup.grammar.body if not after else None)
+            self._set_grammar(grammar.body if not after else None)
             return self._call(after)
         if marker == THINK_OPEN:
             self.kind = "think"
             return self._think(after)
         return self._stop_on(marker)
+
+    def _calls_allowed(self) -> bool:
+        return self.setup.grammar is not None and self.setup.grammar.allows_calls
 
     def _stop_on(self, marker: str | None) -> bool:
         self.stopped_on_text = marker is not None
@@ -144,3 +168,11 @@ class Phases:
         elif self.kind == "answer":
             self._show(self._answer.flush())
         self._set_grammar(None)
+
+
+def _whole_object(text: str) -> bool:
+    """Whether ``text`` is a complete JSON object: a bare call ends with its closing brace."""
+    try:
+        return isinstance(json.loads(text), dict)
+    except json.JSONDecodeError:
+        return False

@@ -25,7 +25,7 @@ from llama_cpp.llama_grammar import json_schema_to_gbnf
 from app.core.messages import ToolSpec
 from app.llm.local import backed, operands, typed
 from app.llm.local.backed import BackedForms
-from app.llm.local.conversation import CALL_CLOSE, CALL_OPEN
+from app.llm.local.native import CALCULON, FENCE_OPEN, CallSyntax
 
 logger = logging.getLogger(__name__)
 
@@ -67,11 +67,16 @@ class ToolRules:
     relaxed: tuple[str, ...] = ()
     # the arguments rule of each tool whose fields are all required and some numeric, with them
     objects: Mapping[str, tuple[tuple[str, typed.FieldKind], ...]] = dataclasses.field(default_factory=dict)
+    bare: bool = False  # a call may be the JSON alone or fenced, so an answer may not open with "{" or "`"
 
 
 _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\\x00]"]
-# an answer and nothing else: for a step that must not call a tool again
-ANSWER_ONLY = StepGrammar("\n".join(["root ::= calculon-answer", *_ANSWER_RULES]), "", allows_calls=False)
+_BARE_ANSWER = "calculon-answer ::= [^<{`] calculon-any*"
+# an answer and nothing else: for a step that must not call a tool again (nor open with "{" or
+# "`": a model asked to answer after its call wrote the call out again as JSON, or fenced JSON)
+ANSWER_ONLY = StepGrammar(
+    "\n".join(["root ::= calculon-answer", _BARE_ANSWER, *_ANSWER_RULES[1:]]), "", allows_calls=False
+)
 
 
 def answer_only(
@@ -104,18 +109,22 @@ def build_step_grammar(
     thinks: bool,
     compiles: Compiles | None = None,
     forms: BackedForms | None = None,
+    syntax: CallSyntax = CALCULON,
 ) -> StepGrammar:
-    return compose(tool_rules(tools, compiles), forced=forced, thinks=thinks, forms=forms)
+    return compose(tool_rules(tools, compiles, syntax), forced=forced, thinks=thinks, forms=forms)
 
 
-def tool_rules(tools: Sequence[ToolSpec], compiles: Compiles | None = None) -> ToolRules:
+def tool_rules(
+    tools: Sequence[ToolSpec], compiles: Compiles | None = None, syntax: CallSyntax = CALCULON
+) -> ToolRules:
     arguments, relaxed = {}, []
     for tool in tools:
         schema, ok = arguments_schema(tool, compiles)
         arguments[tool.name] = schema
         if not ok:
             relaxed.append(tool.name)
-    return ToolRules(tuple(_call_rules(arguments)), tuple(relaxed), _numeric_objects(arguments.values()))
+    objects = _numeric_objects(arguments.values())
+    return ToolRules(tuple(_call_rules(arguments, syntax)), tuple(relaxed), objects, syntax.bare)
 
 
 def _numeric_objects(schemas: Iterable[Mapping[str, Any]]) -> dict[str, typed.Fields]:
@@ -139,7 +148,7 @@ def compose(
     numbers and (``ops``) the user's numbers that the call must use."""
     lines = list(rules.lines)
     if forms is None:
-        answer = _ANSWER_RULES
+        answer = [_BARE_ANSWER, *_ANSWER_RULES[1:]] if rules.bare else _ANSWER_RULES
     else:
         plain = backed.strict_rules(lines, forms)
         lines = _with_operands(plain, rules, ops) if ops is not None else plain
@@ -184,7 +193,7 @@ def _inert(lines: Sequence[str], constrained: set[str]) -> set[str]:
     return {alt for alt in alternatives if not any(name.startswith(f"{alt}-") for name in constrained)}
 
 
-def _call_rules(arguments: Mapping[str, Any]) -> list[str]:
+def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
     union: dict[str, Any] = {"anyOf": [_call_schema(name, schema) for name, schema in arguments.items()]}
     union["$defs"] = {
         key: value for schema in arguments.values() for key, value in schema.get("$defs", {}).items()
@@ -193,12 +202,16 @@ def _call_rules(arguments: Mapping[str, Any]) -> list[str]:
     lines = [_rename_root(line) for line in converted.splitlines()]
     if any(line.startswith(_PREFIX) for line in converted.splitlines()):
         raise ValueError("a schema produced a rule name reserved for the call grammar")
+    line = ' "\\n"' if syntax.newline else ""  # the JSON on its own line, as the model was trained
     return [
         *lines,
-        f"calculon-call ::= {_literal(CALL_OPEN)} calculon-body",
-        f"calculon-body ::= calculon-json {_literal(CALL_CLOSE)}",
+        f"calculon-call ::= {_literal(syntax.open)} calculon-body{_BARE_CALLS if syntax.bare else ''}",
+        f"calculon-body ::={line} calculon-json{line} {_literal(syntax.close)}",
         f"calculon-think ::= {_literal(THINK_OPEN)} calculon-any*",
     ]
+
+
+_BARE_CALLS = f' | calculon-json | {json.dumps(FENCE_OPEN)} "\\n"? calculon-json "\\n"? "```"'
 
 
 def _rename_root(line: str) -> str:

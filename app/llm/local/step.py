@@ -39,7 +39,7 @@ from app.llm.local.answer_forms import (
 )
 from app.llm.local.backed import BackedForms, backed_forms
 from app.llm.local.calls import parse_call
-from app.llm.local.conversation import CALL_OPEN, RESULT_OPEN, build_turns, flatten, message_groups
+from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
 from app.llm.local.decoder import Decoder, DecodeResult
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
@@ -83,6 +83,7 @@ class StepRunner:
         self._bos_text = bos_text
         self._rules: dict[str, ToolRules] = {}
         self._reported_relaxed: set[str] = set()
+        self._told_format = False
 
     def run(self, request: ModelRequest, emit: Emit, stop: threading.Event) -> None:
         hinted = self._hinted(request)
@@ -91,6 +92,9 @@ class StepRunner:
             emit(StepDone(tokens=0, notices=(hinted[1],)))
             return
         prompt, notices = self.fit(request, listed=not self._answers_only(request))
+        if request.tools and not self._told_format:
+            self._told_format = True
+            notices.append(format_notice(self.format))
         forms = backed_forms(request.backed) if request.backed is not None else None
         grammar = self._grammar(request, forms, notices)
         result = self._decode(prompt, grammar, emit, stop)
@@ -152,7 +156,7 @@ class StepRunner:
         emit: Callable[[Chunk], None],
         stop: threading.Event,
     ) -> DecodeResult:
-        setup = PhaseSetup(grammar, stops_for(self.format), self.format.thinks)
+        setup = PhaseSetup(grammar, stops_for(self.format), self.format.thinks, self.format.syntax)
         budget = min(self.policy.max_tokens, self.decoder.n_ctx - len(prompt))
         self.last = self.decoder.run(prompt, setup, budget, emit, stop)
         return self.last
@@ -176,10 +180,10 @@ class StepRunner:
         key = json.dumps([(t.name, t.input_schema) for t in tools], sort_keys=True, default=str)
         if key not in self._rules:
             compiles = self.decoder.picker.compiles
-            rules = tool_rules(tools, compiles)
+            rules = tool_rules(tools, compiles, self.format.syntax)
             if not compiles(compose(rules, forced=forced, thinks=thinks, forms=forms).decide):
                 logger.warning("the combined tool-call grammar did not compile; relaxing every tool")
-                rules = tool_rules(tools, _never)
+                rules = tool_rules(tools, _never, self.format.syntax)
             self._rules[key] = rules
         if ops is not None:
             grammar = compose(self._rules[key], forced=forced, thinks=thinks, forms=forms, ops=ops)
@@ -236,6 +240,8 @@ class StepRunner:
         the list is part of the opening, and stays."""
         examples = example_messages(self.policy.family, tools) if self.policy.family else []
         shown = tools if listed or not examples else ()
+        if self.format.native and not examples:
+            return self.format.render_request(system, messages, shown)
         return self.format.render(build_turns(system, messages, shown, examples))
 
     def tokenize(
@@ -307,7 +313,18 @@ def earlier_result(request: ModelRequest) -> str:
 def stops_for(chat_format: ChatFormat) -> tuple[str, ...]:
     """What ends a reply: the format's end of turn, the start of a made-up tool result, and a
     call written where none may be made (where one may, the call marker is seen first)."""
-    return (*chat_format.stop, RESULT_OPEN, CALL_OPEN)
+    syntax = chat_format.syntax
+    return tuple(dict.fromkeys((*chat_format.stop, RESULT_OPEN, syntax.result_open, syntax.open)))
+
+
+def format_notice(chat_format: ChatFormat) -> str:
+    """The trace's line on how the model was shown its tools (once per loaded model)."""
+    if chat_format.native:
+        return (
+            f"Tools were given in the model's own format ({chat_format.syntax.name}, from its chat"
+            " template); its calls are decoded in that syntax."
+        )
+    return f"Tools were given in Calculon's own call format ({chat_format.name} chat format)."
 
 
 def _never(_grammar: str) -> bool:

@@ -1,0 +1,157 @@
+"""Tool calls written out as text: never an answer.
+
+A model that writes its call as text instead of through its backend's call channel
+(``{"name": "evaluate", "arguments": {...}}`` as the reply, a Hermes ``<tool_call>``
+block from a server without tool parsing, a fenced JSON block) has not answered. The
+turn loop reads such a reply here and runs the call, or refuses it with a note, in
+every mode and for every backend: it is never shown, nor checked, as the answer.
+
+Recognised: the whole reply as one JSON object (or a list of them) with ``name`` and
+``arguments`` (or ``parameters``, Llama 3.1's key), optionally fenced in a code block, or
+behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]``, Llama 3.1
+``<|python_tag|>``), after any prose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.core.messages import Message, ToolCall, ToolSpec
+from app.core.toolrun import schema_error
+
+WRITTEN_REASK = "That was a tool call written as text, and its result is above. Answer my question in words."
+WRITTEN_FAILURE = "The model answered with a tool call written as text, so no answer is shown."
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_MARKERS = ("[TOOL_CALLS]", "<|python_tag|>")
+
+
+@dataclasses.dataclass(frozen=True)
+class TextCalls:
+    """What a reply held: the prose before the calls, and the calls (checked against the tools:
+    a problem is in ``raw_arguments_error``, so the turn loop tells the model, not the user)."""
+
+    prose: str
+    calls: tuple[ToolCall, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Written:
+    """The turn loop's reading of a reply that is a call: ``calls`` to run (empty: refused, as
+    each repeats a call already made this turn), the prose before them, the trace's note."""
+
+    prose: str
+    calls: tuple[ToolCall, ...]
+    notice: str
+
+
+def read_written(
+    text: str, tools: Sequence[ToolSpec], turn: Sequence[Message], step_no: int
+) -> Written | None:
+    """``text`` as calls to run or refuse, given the messages of the turn so far; None: not a call."""
+    found = calls_in_text(text, tools)
+    if found is None:
+        return None
+    made = [(call.name, call.arguments) for message in turn for call in message.tool_calls]
+    fresh = tuple(call for call in found.calls if (call.name, call.arguments) not in made)
+    names = ", ".join(dict.fromkeys(call.name for call in found.calls))
+    if fresh:
+        return Written(
+            found.prose, fresh, f"Step {step_no}: the model wrote its call to {names} as text; it was run."
+        )
+    note = f"Step {step_no}: the model wrote its call to {names} again as text; it is not shown as an answer."
+    return Written(found.prose, (), note)
+
+
+def calls_in_text(text: str, tools: Sequence[ToolSpec]) -> TextCalls | None:
+    """The calls written in ``text``, or None where it is not a call."""
+    prose, bodies = _split(text.strip())
+    if not bodies:
+        return None
+    calls = [_checked(body, tools) for body in bodies]
+    return TextCalls(prose, tuple(calls))
+
+
+def _split(text: str) -> tuple[str, list[Mapping[str, Any]]]:
+    tagged = list(_TAGGED.finditer(text))
+    if tagged:
+        bodies = [body for match in tagged for body in _bodies(match.group(1))]
+        return (text[: tagged[0].start()].strip(), bodies) if bodies else ("", [])
+    for marker in _MARKERS:
+        if marker in text:
+            before, _, after = text.partition(marker)
+            bodies = _bodies(after)
+            return (before.strip(), bodies) if bodies else ("", [])
+    return "", _bodies(text)
+
+
+def _bodies(text: str) -> list[Mapping[str, Any]]:
+    """The call objects in ``text`` when all of it is calls, else none."""
+    text = text.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = _lines(text)
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(_is_call(item) for item in items):
+        return []
+    return [_unwrapped(item) for item in items]
+
+
+def _lines(text: str) -> list[Any] | None:
+    """One JSON call per line (a model that wrote several calls, or the same one twice)."""
+    try:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError:
+        return None
+
+
+def _unwrapped(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    inner = item.get("function")
+    return inner if isinstance(inner, Mapping) else item
+
+
+def _is_call(item: Any) -> bool:
+    if not isinstance(item, Mapping):
+        return False
+    item = _unwrapped(item)
+    arguments = item.get("arguments", item.get("parameters"))
+    if isinstance(arguments, str):  # the OpenAI wire form: arguments as a JSON string
+        arguments = _object(arguments)
+    return isinstance(item.get("name"), str) and isinstance(arguments, Mapping)
+
+
+def _object(text: str) -> Mapping[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, Mapping) else None
+
+
+def _checked(body: Mapping[str, Any], tools: Sequence[ToolSpec]) -> ToolCall:
+    name = str(body["name"])
+    arguments = body.get("arguments", body.get("parameters"))
+    if isinstance(arguments, str):
+        arguments = _object(arguments)
+    assert isinstance(arguments, Mapping)  # _is_call checked it
+    call_id = f"call_{uuid.uuid4().hex[:10]}"
+    spec = next((tool for tool in tools if tool.name == name), None)
+    if spec is None:
+        return ToolCall(
+            call_id, name, dict(arguments), raw_arguments_error=f"{name!r} is not an offered tool"
+        )
+    problem = schema_error(spec.input_schema, arguments)
+    if problem is not None:
+        return ToolCall(
+            call_id, name, dict(arguments), raw_arguments_error=f"does not match the schema: {problem}"
+        )
+    return ToolCall(call_id, name, dict(arguments))

@@ -1,0 +1,195 @@
+"""A model's own tool-call format, where its chat template has one.
+
+A GGUF whose ``tokenizer.chat_template`` renders ``tools`` was trained to read the
+tools, its calls and their results in that template's own sections and roles, and to
+write calls in its own syntax. Such a model is given the tools through its template
+(as ``llama-server --jinja`` does) and its calls are decoded in that syntax, still
+under the grammar built from the tools' schemas: only the markers around the JSON
+change. Anything else keeps Calculon's own format (the tool list in the system text,
+``<tool_call>{json}</tool_call>`` calls and ``<tool_result>`` turns, see conversation.py).
+
+Only syntaxes checked against a real model file's template text are recognised: the
+Hermes one of Qwen2.5 (``<tool_call>\\n{json}\\n</tool_call>``, results in ``<tool_response>``
+inside a user turn). Each is confirmed by rendering a probe conversation through the
+template at load time: a template that names the markers but does not render a call
+and a result with them keeps Calculon's format.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+from app.core.messages import Message, ToolCall, ToolSpec
+from app.llm.local.conversation import DESCRIPTION_CHARS, Turn, fence, first_sentence, sentences
+
+if TYPE_CHECKING:
+    from app.llm.local.formats import ChatFormat
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class CallSyntax:
+    """How a call is marked in the model's output; the JSON between the markers is always
+    ``{"name": ..., "arguments": {...}}`` under the tools' schema grammar."""
+
+    name: str
+    open: str
+    close: str
+    result_open: str  # what opens a tool result: a model that writes it is making one up
+    newline: bool = False  # the JSON sits on its own line between the markers
+    # a reply that opens with "{" or a ```json fence is a call too: the JSON alone, ended by its
+    # closing brace or fence (Qwen2.5-Coder given its tools wrote its calls both ways, untagged)
+    bare: bool = False
+
+
+CALCULON = CallSyntax("calculon", "<tool_call>", "</tool_call>", "<tool_result")
+HERMES = CallSyntax("hermes", "<tool_call>", "</tool_call>", "<tool_response>", newline=True, bare=True)
+FENCE_OPEN = "```json"
+BARE_OPENERS = ("{", FENCE_OPEN)
+
+_USES_TOOLS = re.compile(r"\btools\b")
+_PROBE_TOOL = ToolSpec(
+    "probe_tool",
+    "Probe.",
+    {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]},
+)
+_PROBE_RESULT = "probe-result-5813"
+
+
+def detect_syntax(template: str) -> CallSyntax | None:
+    """The native syntax a chat template's text names, if it renders ``tools`` at all."""
+    if not _USES_TOOLS.search(template):
+        return None
+    if HERMES.open in template and HERMES.close in template and "<tool_response>" in template:
+        return HERMES
+    return None
+
+
+class NativeFormat:
+    """The model's own template, rendered with the tools and with calls and results in its own
+    roles. ``render`` (plain turns) is for prompts without tools, through ``plain``."""
+
+    native = True
+
+    def __init__(
+        self, template: str, syntax: CallSyntax, plain: ChatFormat, *, bos_token: str, eos_token: str
+    ):
+        self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos_token, bos_token=bos_token)
+        self.syntax, self._plain = syntax, plain
+        self.name = f"{plain.name}+{syntax.name}"
+        self.stop: tuple[str, ...] = plain.stop
+        self.thinks: bool = plain.thinks
+
+    def render(self, turns: Sequence[Turn]) -> str:
+        return self._plain.render(turns)
+
+    def render_request(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
+        """The whole prompt, ending where the model's reply begins."""
+        return self._formatter(
+            messages=template_messages(system, messages),  # type: ignore[arg-type]
+            tools=template_tools(tools) or None,  # type: ignore[arg-type]
+        ).prompt
+
+    def confirmed(self) -> bool:
+        """Whether the template renders a probe call and its result in this syntax."""
+        call = ToolCall("call_probe", _PROBE_TOOL.name, {"x": 5})
+        messages = (
+            Message("user", "Probe 5."),
+            Message("assistant", "", (call,)),
+            Message("tool", _PROBE_RESULT, tool_call_id=call.id, tool_name=call.name),
+        )
+        try:
+            prompt = self.render_request("", messages, (_PROBE_TOOL,))
+        except (ValueError, TypeError, jinja2.TemplateError) as exc:
+            logger.info("the chat template does not render tools (%s)", exc)
+            return False
+        return (
+            '"probe_tool"' in prompt.split(self.syntax.open, 1)[0]  # the tool listed before any call
+            and render_call(call, self.syntax) in prompt
+            and _PROBE_RESULT in prompt.split(self.syntax.result_open, 1)[-1]
+        )
+
+
+def render_call(call: ToolCall, syntax: CallSyntax) -> str:
+    """A call as the model writes it in ``syntax``."""
+    body = json.dumps({"name": call.name, "arguments": dict(call.arguments)}, ensure_ascii=False)
+    line = "\n" if syntax.newline else ""
+    return f"{syntax.open}{line}{body}{line}{syntax.close}"
+
+
+def template_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """Tools as chat templates take them (the OpenAI shape); descriptions are untrusted text."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": fence(sentences(tool.description, DESCRIPTION_CHARS)),
+                "parameters": _shown_schema(tool.input_schema),
+            },
+        }
+        for tool in tools
+    ]
+
+
+def _shown_schema(node: Any) -> Any:
+    """A schema as the model reads it: descriptions fenced and cut to their first sentence, titles
+    (the parameter's own name again, mostly) left out: the same tokens as Calculon's own list."""
+    if isinstance(node, list):
+        return [_shown_schema(item) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    shown: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "description" and isinstance(value, str):
+            shown[key] = fence(first_sentence(value))
+        elif key == "properties" and isinstance(value, Mapping):
+            shown[key] = {name: _shown_schema(sub) for name, sub in value.items()}
+        elif key != "title" or not isinstance(value, str):
+            shown[key] = _shown_schema(value)
+    return shown
+
+
+def template_messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The conversation in the template's own roles: calls on the assistant turn, results as
+    ``tool`` messages (fenced: a tool's output must not open a turn of its own)."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": system.strip()}] if system.strip() else []
+    for message in messages:
+        if message.role == "tool":
+            text = f"Error: {message.text}" if message.is_error else message.text
+            out.append(
+                {
+                    "role": "tool",
+                    "content": fence(text),
+                    "tool_call_id": message.tool_call_id,
+                    "name": message.tool_name,
+                }
+            )
+        elif message.role == "assistant":
+            out.append(_assistant(message))
+        else:
+            out.append({"role": "user", "content": message.text})
+    return out
+
+
+def _assistant(message: Message) -> dict[str, Any]:
+    turn: dict[str, Any] = {"role": "assistant", "content": message.text.strip()}
+    if message.tool_calls:
+        turn["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": dict(call.arguments)},
+            }
+            for call in message.tool_calls
+        ]
+    return turn
