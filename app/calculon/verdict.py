@@ -71,7 +71,7 @@ def _why_computed(transcript: Transcript | None, answer: str, facts: TurnFacts) 
 def _established(transcript: Transcript, answer: str, facts: TurnFacts) -> Verdict | None:
     ok = [c for c in facts.calls if not c.is_error]
     if transcript.value is None:  # "134 divided by 0": no value; the calculator must refuse it too
-        if not _stray(answer, transcript) and any(c.is_error for c in facts.calls):
+        if _says_no_value(answer, transcript) and any(c.is_error for c in facts.calls):
             return Verdict("verified", basis=f"Your words spell out {transcript.shown}, which has no value.")
         return None
     agreeing = [c for c in ok if _agrees(transcript, c)]
@@ -101,6 +101,24 @@ def _stray(answer: str, transcript: Transcript) -> list[str]:
     held = [*transcript.operands, *([transcript.value] if transcript.value is not None else [])]
     pool = SourcePool([Source(text) for v in held for text in (_decimal(v), plain(v))])
     return [m.text for m in _mentions(answer) if not pool.backs(m)]
+
+
+# How an answer says there is no result: the only answer a question without a value has.
+_NO_VALUE = re.compile(
+    r"\b(?:undefined|not defined|cannot|can ?not|can't|impossible|not possible|error"
+    r"|no (?:value|result|answer)|infinit\w*)\b",
+    re.IGNORECASE,
+)
+# What comes right before a number the answer gives as a result ("= 134", "is 134", "so 134").
+_CLAIMS = re.compile(r"(?:[=≈]|\b(?:is|are|was|equals?|makes?|gives?|comes to|so))\s*$", re.IGNORECASE)
+
+
+def _says_no_value(answer: str, transcript: Transcript) -> bool:
+    """The answer says there is no value, and gives none: no number beyond the formula's own,
+    and none as a result ("134 / 0 = 134." gave the user's own 134 as the quotient)."""
+    if not _NO_VALUE.search(answer) or _stray(answer, transcript):
+        return False
+    return not any(_CLAIMS.search(answer[max(m.start - 12, 0) : m.start]) for m in _mentions(answer))
 
 
 _STATES = re.compile(r"[=≈.,;:\n]|\b(?:is|are|equals?|makes?|gives?|comes to|was|were)\b", re.IGNORECASE)

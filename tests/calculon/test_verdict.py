@@ -92,6 +92,21 @@ def test_written_division_by_zero_refused_by_the_calculator_is_verified():
     assert verdict("What is 134 divided by 0?", calls, said).kind == "verified"
 
 
+def test_an_answer_that_gives_a_value_where_there_is_none_is_not_verified():
+    # A model shown fewer worked examples answered "134 / 0 = 134." after the calculator refused:
+    # every number was the user's own, and the badge said verified.
+    calls = [call("divide", {"a": 134, "b": 0}, "division by zero", is_error=True)]
+    for said in ("134 / 0 = 134.", "134 / 0 = 0.", "It is 134.", "134 divided by 0 is undefined, so 134."):
+        assert verdict("What is 134 divided by 0?", calls, said).kind != "verified", said
+    for said in (
+        "9 divided by 0 is undefined: a number cannot be divided by zero.",
+        "The error occurs when the user attempts to divide by zero.",
+    ):
+        assert verdict("What is 9 divided by 0?", calls, said).kind == "verified", said  # fmt: skip
+    assert verdict("What is 38 mod 0?", [call("evaluate", {"expression": "38 % 0"}, "modulo by zero", True)],
+                   "38 % 0 = 38.").kind != "verified"  # fmt: skip
+
+
 def test_a_rounded_statement_of_an_exact_quotient_is_verified():
     calls = [call("divide", {"a": 811, "b": 23}, "811/23 ≈ 35.26086956521739130434782609")]
     assert verdict("What is 811 divided by 23?", calls, "About 35.26.").kind == "verified"
