@@ -10,6 +10,7 @@
                  [--no-save] [--continue [ID]]      saved in the history unless --no-save
     calculon resources|read|prompts|prompt|complete  what servers offer besides tools (app.cli.surface)
     calculon history list|show|search|export|delete   the saved conversations (app.cli.history)
+    calculon auth login|status|logout [SERVER]       OAuth sign-in to remote servers (app.cli.auth)
     calculon serve NAME                            one bundled server over stdio
     calculon --self-test                           check this installation, then exit 0 or 1
 
@@ -59,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     surface.add_parsers(commands)
     cli_history.add_parser(commands)
+    from app.cli import auth
+
+    auth.add_parser(commands)
     serve = commands.add_parser("serve", help="run one bundled MCP server over stdio")
     serve.add_argument("name", metavar="NAME")
     return parser

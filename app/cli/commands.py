@@ -31,6 +31,7 @@ def dispatch(args: argparse.Namespace) -> int:
         "ask": ask,
         "serve": serve,
         "history": cli_history.command,
+        "auth": _auth,
         **surface.COMMANDS,
     }
     try:
@@ -42,6 +43,12 @@ def dispatch(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # e.g. `calculon tools | head`: the reader left, which is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def _auth(args: argparse.Namespace) -> int:
+    from app.cli import auth
+
+    return auth.command(args)
 
 
 def _fail(message: str, code: int = EXIT_FAILED) -> int:

@@ -213,3 +213,19 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def signed_in(server_url: str) -> bool:
+    """Whether the keyring holds a sign-in's tokens for this server URL."""
+    return secrets.stored_secret(f"oauth:{server_url}:tokens") is not None
+
+
+def token_expiry(server_url: str) -> float | None:
+    return KeyringTokenStorage(server_url).expires_at()
+
+
+def sign_out(server_url: str) -> None:
+    """Forget the server's tokens and client registration (raises SecretStoreError, worded)."""
+    prefix = KeyringTokenStorage(server_url).prefix
+    for what in ("tokens", "expires", "client"):
+        secrets.delete_secret(f"{prefix}:{what}", "the sign-in")
