@@ -114,9 +114,18 @@ def _consent(address: str) -> None:
 def _environment(home: Path, url: str) -> dict[str, str]:
     config = home / "config"
     config.mkdir()
-    (config / "servers.json").write_text(json.dumps({"mcpServers": {SERVER: {"url": url}}}))
+    entry: dict[str, Any] = {"url": url}
+    # A client registered beforehand (MCP_CONFORMANCE_CONTEXT has it): in the entry, as a user
+    # writes one, its secret as a ${NAME} placeholder filled from the environment.
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    secret = {}
+    if isinstance(context.get("client_id"), str) and isinstance(context.get("client_secret"), str):
+        entry["oauth"] = {"client_id": context["client_id"], "client_secret": "${CONF_CLIENT_SECRET}"}
+        secret = {"CONF_CLIENT_SECRET": context["client_secret"]}
+    (config / "servers.json").write_text(json.dumps({"mcpServers": {SERVER: entry}}))
     return {
         **os.environ,
+        **secret,
         **file_keyring_env(home / "keyring.json"),
         "CALCULON_CONFIG_DIR": str(config),
         "CALCULON_CACHE_DIR": str(home / "cache"),
