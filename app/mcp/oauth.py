@@ -149,11 +149,18 @@ class OAuthSignIn:
             self.storage,
             redirect_handler=self._consent,
             callback_handler=self._code,
+            # A Client ID Metadata Document the user hosts (an HTTPS URL): the client id where the
+            # authorization server says it takes one; elsewhere the SDK registers dynamically.
+            client_metadata_url=self._client_field("client_metadata_url"),
         )
         self.storage.pre_registered = self._pre_registered()
         # A token stored before a restart: the SDK refreshes it first when this says it expired.
         provider.context.token_expiry_time = self.storage.expires_at()
         return provider
+
+    def _client_field(self, name: str) -> str | None:
+        value = self.client.get(name) if self.client is not None else None
+        return value if isinstance(value, str) else None
 
     def _pre_registered(self) -> OAuthClientInformationFull | None:
         """The entry's client, its secret's ``${NAME}`` read from the environment or the keyring

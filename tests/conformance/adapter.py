@@ -31,6 +31,7 @@ from tests.keyrings import file_keyring_env
 
 SERVER = "conf"
 SIGN_IN_HINT = f"calculon auth login {SERVER}"
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
 # Scenarios whose checks look at particular argument values; the rest get schema-made ones.
 ARGUMENTS: dict[str, dict[str, dict[str, Any]]] = {
     "tools_call": {"add_numbers": {"a": 2, "b": 3}},
@@ -65,7 +66,7 @@ def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     calculon = str(Path(sys.executable).with_name("calculon"))
     with tempfile.TemporaryDirectory(prefix="calculon-conformance-") as home:
-        env = _environment(Path(home), url)
+        env = _environment(Path(home), url, scenario)
         listed = _run([calculon, "tools", "--json"], env)
         if SIGN_IN_HINT in listed.stderr:
             if not _sign_in(calculon, env):
@@ -111,7 +112,7 @@ def _consent(address: str) -> None:
         print(f"browser: {exc}", flush=True)
 
 
-def _environment(home: Path, url: str) -> dict[str, str]:
+def _environment(home: Path, url: str, scenario: str) -> dict[str, str]:
     config = home / "config"
     config.mkdir()
     entry: dict[str, Any] = {"url": url}
@@ -122,6 +123,9 @@ def _environment(home: Path, url: str) -> dict[str, str]:
     if isinstance(context.get("client_id"), str) and isinstance(context.get("client_secret"), str):
         entry["oauth"] = {"client_id": context["client_id"], "client_secret": "${CONF_CLIENT_SECRET}"}
         secret = {"CONF_CLIENT_SECRET": context["client_secret"]}
+    elif scenario.endswith("cimd"):
+        # Where its client ID Metadata Document lives: a user hosts theirs; the suite names this one.
+        entry["oauth"] = {"client_metadata_url": CIMD_URL}
     (config / "servers.json").write_text(json.dumps({"mcpServers": {SERVER: entry}}))
     return {
         **os.environ,

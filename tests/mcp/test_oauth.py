@@ -105,3 +105,19 @@ async def test_a_pre_registered_client_from_the_entry_signs_in_with_its_secret_a
     assert list(provider.clients) == ["calculon-desk"] and "client_id=calculon-desk" in browser.opened[0]
     stored = [user for (service, user) in keyring_store.entries if service == secrets.SERVICE]
     assert sorted(stored) == [f"oauth:{base}/mcp:{what}" for what in ("expires", "tokens")]  # no client
+
+
+async def test_a_client_metadata_url_falls_back_to_registration_where_the_server_does_not_take_one(
+    supervise, keyring_store
+):
+    # The URL-based client id itself is exercised by the conformance suite's auth/basic-cimd.
+    provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
+    async with rs.serving(oa.protected_app(provider)) as base:
+        oauth = {"client_metadata_url": "https://calculon.example/oauth/client.json"}
+        entry = ServerEntry("hosted", url=f"{base}/mcp", extra={"oauth": oauth})
+        supervisor, _ = supervise(entry, handlers=with_browser(browser))
+        await supervisor.start()
+        assert (await supervisor.sign_in("hosted", timeout=30)).state == "ready"
+        await supervisor.aclose()
+    (registered,) = provider.clients
+    assert not registered.startswith("https://") and f"client_id={registered}" in browser.opened[0]
