@@ -11,6 +11,8 @@
     calculon resources|read|prompts|prompt|complete  what servers offer besides tools (app.cli.surface)
     calculon history list|show|search|export|delete   the saved conversations (app.cli.history)
     calculon models list|pull|rm [--json]          local GGUFs: list, download, remove (app.cli.models)
+    calculon auth login|status|logout [SERVER]     OAuth sign-in to remote servers (app.cli.auth)
+    calculon tasks [--json]                        tasks servers made of calls, last status (app.cli.tasks)
     calculon serve NAME                            one bundled server over stdio
     calculon --self-test                           check this installation, then exit 0 or 1
 
@@ -66,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli import tasks
 
     tasks.add_parser(commands)
+    from app.cli import auth
+
+    auth.add_parser(commands)
     serve = commands.add_parser("serve", help="run one bundled MCP server over stdio")
     serve.add_argument("name", metavar="NAME")
     return parser

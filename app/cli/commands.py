@@ -36,6 +36,7 @@ def dispatch(args: argparse.Namespace) -> int:
         "history": cli_history.command,
         "models": _models,
         "tasks": _tasks,
+        "auth": _auth,
         **surface.COMMANDS,
     }
     try:
@@ -59,6 +60,12 @@ def _tasks(args: argparse.Namespace) -> int:
     from app.cli import tasks
 
     return tasks.command(args)
+
+
+def _auth(args: argparse.Namespace) -> int:
+    from app.cli import auth
+
+    return auth.command(args)
 
 
 def _fail(message: str, code: int = EXIT_FAILED) -> int:

@@ -21,8 +21,8 @@ import contextlib
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError
@@ -35,6 +35,7 @@ from mcp.shared.auth import (
 
 from app import secrets
 from app.mcp.config import ServerEntry
+from app.mcp.remote import expand_headers
 
 logger = logging.getLogger(__name__)
 _Stored = TypeVar("_Stored", OAuthToken, OAuthClientInformationFull)
@@ -62,6 +63,8 @@ class KeyringTokenStorage:
 
     def __init__(self, server_url: str) -> None:
         self.prefix = f"oauth:{server_url}"
+        # A client registered beforehand (the entry's "oauth"): used as it is, never stored.
+        self.pre_registered: OAuthClientInformationFull | None = None
 
     async def get_tokens(self) -> OAuthToken | None:
         return _read(f"{self.prefix}:tokens", OAuthToken)
@@ -80,9 +83,11 @@ class KeyringTokenStorage:
             return None
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return _read(f"{self.prefix}:client", OAuthClientInformationFull)
+        return self.pre_registered or _read(f"{self.prefix}:client", OAuthClientInformationFull)
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        if self.pre_registered is not None:
+            return
         secrets.store_secret(
             f"{self.prefix}:client", client_info.model_dump_json(), "the client registration"
         )
@@ -102,9 +107,15 @@ def _read(user: str, model: type[_Stored]) -> _Stored | None:
 class OAuthSignIn:
     """One remote server's OAuth: builds the SDK provider for each connection attempt."""
 
-    def __init__(self, server_url: str, open_browser: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        server_url: str,
+        open_browser: Callable[[str], Awaitable[None]],
+        client: Mapping[str, Any] | None = None,
+    ) -> None:
         self.server_url = server_url
         self.open_browser = open_browser
+        self.client = client  # the entry's "oauth": a pre-registered client_id and client_secret
         self.storage = KeyringTokenStorage(server_url)
         self.allowed = False  # set by Sign in, for the next connection attempt only
         self.port = _registered_port(self.storage) or _free_port()
@@ -117,7 +128,8 @@ class OAuthSignIn:
         """Remote servers sign in with OAuth unless their entry sends credentials itself."""
         if not entry.remote or any(name.lower() == "authorization" for name in entry.headers):
             return None
-        return cls(entry.url, open_browser)
+        client = entry.extra.get("oauth")
+        return cls(entry.url, open_browser, client if isinstance(client, Mapping) else None)
 
     @property
     def redirect_uri(self) -> str:
@@ -137,10 +149,35 @@ class OAuthSignIn:
             self.storage,
             redirect_handler=self._consent,
             callback_handler=self._code,
+            # A Client ID Metadata Document the user hosts (an HTTPS URL): the client id where the
+            # authorization server says it takes one; elsewhere the SDK registers dynamically.
+            client_metadata_url=self._client_field("client_metadata_url"),
         )
+        self.storage.pre_registered = self._pre_registered()
         # A token stored before a restart: the SDK refreshes it first when this says it expired.
         provider.context.token_expiry_time = self.storage.expires_at()
         return provider
+
+    def _client_field(self, name: str) -> str | None:
+        value = self.client.get(name) if self.client is not None else None
+        return value if isinstance(value, str) else None
+
+    def _pre_registered(self) -> OAuthClientInformationFull | None:
+        """The entry's client, its secret's ``${NAME}`` read from the environment or the keyring
+        (raises MissingSecret, worded, when neither has it); basic auth when it has a secret."""
+        if self.client is None or not isinstance(self.client.get("client_id"), str):
+            return None
+        secret = self.client.get("client_secret")
+        if isinstance(secret, str):
+            secret = expand_headers({"client_secret": secret})["client_secret"]
+        return OAuthClientInformationFull(
+            client_id=self.client["client_id"],
+            client_secret=secret if isinstance(secret, str) else None,
+            redirect_uris=[self.redirect_uri],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="client_secret_basic" if isinstance(secret, str) else "none",
+        )
 
     async def _consent(self, authorization_url: str) -> None:
         if not self.allowed:
@@ -213,3 +250,19 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def signed_in(server_url: str) -> bool:
+    """Whether the keyring holds a sign-in's tokens for this server URL."""
+    return secrets.stored_secret(f"oauth:{server_url}:tokens") is not None
+
+
+def token_expiry(server_url: str) -> float | None:
+    return KeyringTokenStorage(server_url).expires_at()
+
+
+def sign_out(server_url: str) -> None:
+    """Forget the server's tokens and client registration (raises SecretStoreError, worded)."""
+    prefix = KeyringTokenStorage(server_url).prefix
+    for what in ("tokens", "expires", "client"):
+        secrets.delete_secret(f"{prefix}:{what}", "the sign-in")

@@ -125,10 +125,16 @@ async def _transport(
         yield streams
 
 
-def refusal(name: str, watch: HttpWatch) -> str:
-    """Why server ``name`` turned us away, for its last error."""
-    if "bearer" in watch.challenge.lower() and "resource_metadata" in watch.challenge:
-        return f"server {name} needs you to sign in ({watch.status}): use Sign in in the servers panel"
+def refusal(name: str, watch: HttpWatch, *, signs_in: bool = False) -> str:
+    """Why server ``name`` turned us away, for its last error. ``signs_in``: its entry sends no
+    credentials of its own, so a 401 (whose challenge may name no metadata: that is found at a
+    well-known address) asks for an OAuth sign-in."""
+    bearer = "bearer" in watch.challenge.lower()
+    if (bearer and "resource_metadata" in watch.challenge) or (signs_in and (bearer or watch.status == 401)):
+        return (
+            f"server {name} needs you to sign in ({watch.status}): run `calculon auth login {name}`, "
+            "or use Sign in in the servers panel"
+        )
     return (
         f"server {name} refused the credentials ({watch.status} "
         f"{'Unauthorized' if watch.status == 401 else 'Forbidden'}): check the headers of its entry"

@@ -251,7 +251,10 @@ class Supervisor:
         connection = self.connections.get(server) if dot else None
         if connection is not None and connection.state != "ready":
             return connection.unavailable()  # e.g. "server x is not available (failed): ..."
-        return self.pinning.explain(name) or self.index.explain_missing(name)
+        missing = self.pinning.explain(name) or self.index.explain_missing(name)
+        # A tool may be missing only because its server wants a sign-in: say which, and how.
+        locked = [c.unavailable() for c in self.connections.values() if c.state == "unauthorized"]
+        return "; ".join([missing, *locked])
 
     def _connection(self, name: str) -> ServerConnection:
         try:

@@ -8,7 +8,11 @@ exercises the real CLI, engine and SDK, not a client written for the suite.
 
 Each tool is called with arguments made from its input schema (or, where a scenario checks
 particular values, the ones below), answering forms with ``--elicit {}`` so that the form's
-own defaults are what the server gets back.
+own defaults are what the server gets back. A server that wants a sign-in gets one as a user
+would: ``calculon auth login conf --no-browser``, its printed address opened by a script that
+plays the person consenting (the suite's authorization servers grant at once), the redirect
+followed back to the CLI's loopback address. Tokens live in a keyring file shared by the
+adapter's CLI processes (tests.keyrings.FileKeyringForTests: the test machine has no keyring).
 """
 
 from __future__ import annotations
@@ -18,10 +22,16 @@ import os
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parents[2]))  # run as a script: the repository's tests package
+from tests.keyrings import file_keyring_env
+
 SERVER = "conf"
+SIGN_IN_HINT = f"calculon auth login {SERVER}"
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
 # Scenarios whose checks look at particular argument values; the rest get schema-made ones.
 ARGUMENTS: dict[str, dict[str, dict[str, Any]]] = {
     "tools_call": {"add_numbers": {"a": 2, "b": 3}},
@@ -56,8 +66,12 @@ def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     calculon = str(Path(sys.executable).with_name("calculon"))
     with tempfile.TemporaryDirectory(prefix="calculon-conformance-") as home:
-        env = _environment(Path(home), url)
+        env = _environment(Path(home), url, scenario)
         listed = _run([calculon, "tools", "--json"], env)
+        if SIGN_IN_HINT in listed.stderr:
+            if not _sign_in(calculon, env):
+                return 1
+            listed = _run([calculon, "tools", "--json"], env)
         if listed.returncode != 0:
             return listed.returncode
         tools = [tool for tool in json.loads(listed.stdout or "[]") if tool.get("server") == SERVER]
@@ -74,12 +88,49 @@ def main(url: str) -> int:
         return failed
 
 
-def _environment(home: Path, url: str) -> dict[str, str]:
+def _sign_in(calculon: str, env: dict[str, str]) -> bool:
+    """``auth login --no-browser``, the address it prints opened and followed back to it."""
+    command = [calculon, "auth", "login", SERVER, "--no-browser"]
+    print("$", *command[1:], flush=True)
+    login = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    assert login.stdout is not None
+    for line in login.stdout:
+        print(line, end="", flush=True)
+        if line.startswith(("http://", "https://")):
+            _consent(line.strip())
+    code = login.wait(COMMAND_TIMEOUT)
+    print(f"(exit {code})", flush=True)
+    return code == 0
+
+
+def _consent(address: str) -> None:
+    """The person at the browser: open the consent page, whose redirect leads back to the CLI."""
+    try:
+        with urllib.request.urlopen(address, timeout=COMMAND_TIMEOUT) as page:
+            page.read()
+    except OSError as exc:  # the CLI says what went wrong with the sign-in itself
+        print(f"browser: {exc}", flush=True)
+
+
+def _environment(home: Path, url: str, scenario: str) -> dict[str, str]:
     config = home / "config"
     config.mkdir()
-    (config / "servers.json").write_text(json.dumps({"mcpServers": {SERVER: {"url": url}}}))
+    entry: dict[str, Any] = {"url": url}
+    # A client registered beforehand (MCP_CONFORMANCE_CONTEXT has it): in the entry, as a user
+    # writes one, its secret as a ${NAME} placeholder filled from the environment.
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    secret = {}
+    if isinstance(context.get("client_id"), str) and isinstance(context.get("client_secret"), str):
+        entry["oauth"] = {"client_id": context["client_id"], "client_secret": "${CONF_CLIENT_SECRET}"}
+        secret = {"CONF_CLIENT_SECRET": context["client_secret"]}
+    elif scenario.endswith("cimd"):
+        # Where its client ID Metadata Document lives: a user hosts theirs; the suite names this one.
+        entry["oauth"] = {"client_metadata_url": CIMD_URL}
+    (config / "servers.json").write_text(json.dumps({"mcpServers": {SERVER: entry}}))
     return {
         **os.environ,
+        **secret,
+        **file_keyring_env(home / "keyring.json"),
         "CALCULON_CONFIG_DIR": str(config),
         "CALCULON_CACHE_DIR": str(home / "cache"),
         "CALCULON_DATA_DIR": str(home / "data"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from mcp.shared.auth import OAuthClientInformationFull
 
 from app import secrets
 from app.mcp.config import ServerEntry
@@ -76,3 +77,47 @@ async def test_an_expired_token_is_refreshed_after_a_restart_without_a_new_conse
         assert [s.state for s in second.states()] == ["ready"], second.states()
         assert provider.consents == 1 and set(provider.refresh).isdisjoint(old_refresh)
         await second.aclose()
+
+
+async def test_a_pre_registered_client_from_the_entry_signs_in_with_its_secret_and_registers_nothing(
+    supervise, keyring_store, monkeypatch
+):
+    provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
+    monkeypatch.setenv("HOSTED_CLIENT_SECRET", "s3cret")
+    async with rs.serving(oa.protected_app(provider)) as base:
+        oauth = {"client_id": "calculon-desk", "client_secret": "${HOSTED_CLIENT_SECRET}"}
+        entry = ServerEntry("hosted", url=f"{base}/mcp", extra={"oauth": oauth})
+        supervisor, _ = supervise(entry, handlers=with_browser(browser))
+        await supervisor.start()
+        sign_in = supervisor.connections["hosted"].oauth
+        assert sign_in is not None
+        # Registered with the authorization server beforehand, as its administrator would.
+        provider.clients["calculon-desk"] = OAuthClientInformationFull(
+            client_id="calculon-desk",
+            client_secret="s3cret",
+            redirect_uris=[sign_in.redirect_uri],  # type: ignore[list-item]
+            token_endpoint_auth_method="client_secret_basic",
+        )
+        status = await supervisor.sign_in("hosted", timeout=30)
+        assert status.state == "ready", status.last_error
+        assert (await supervisor.call_tool("multiply", {"a": 3, "b": 5})).text == "15"
+        await supervisor.aclose()
+    assert list(provider.clients) == ["calculon-desk"] and "client_id=calculon-desk" in browser.opened[0]
+    stored = [user for (service, user) in keyring_store.entries if service == secrets.SERVICE]
+    assert sorted(stored) == [f"oauth:{base}/mcp:{what}" for what in ("expires", "tokens")]  # no client
+
+
+async def test_a_client_metadata_url_falls_back_to_registration_where_the_server_does_not_take_one(
+    supervise, keyring_store
+):
+    # The URL-based client id itself is exercised by the conformance suite's auth/basic-cimd.
+    provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
+    async with rs.serving(oa.protected_app(provider)) as base:
+        oauth = {"client_metadata_url": "https://calculon.example/oauth/client.json"}
+        entry = ServerEntry("hosted", url=f"{base}/mcp", extra={"oauth": oauth})
+        supervisor, _ = supervise(entry, handlers=with_browser(browser))
+        await supervisor.start()
+        assert (await supervisor.sign_in("hosted", timeout=30)).state == "ready"
+        await supervisor.aclose()
+    (registered,) = provider.clients
+    assert not registered.startswith("https://") and f"client_id={registered}" in browser.opened[0]

@@ -1,0 +1,80 @@
+"""``calculon auth login|status|logout`` against a real OAuth-protected server on 127.0.0.1: the
+real CLI as child processes, the browser step played by a script, tokens in a keyring shared by
+the children (tests.keyrings.FileKeyringForTests: this machine has no OS keyring)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+import httpx2
+import pytest
+
+from tests.keyrings import file_keyring_env
+from tests.mcp import oauth_server as oa
+from tests.mcp import remote_servers as rs
+from tests.test_cli import SCRIPT
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def calculon(env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    child = await asyncio.create_subprocess_exec(
+        str(SCRIPT), *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(child.communicate(), 60)
+    return child.returncode or 0, out.decode(), err.decode()
+
+
+def setup(tmp_path, base: str, backend: str = "") -> tuple[dict[str, str], str]:
+    servers = tmp_path / "servers.json"
+    servers.write_text(json.dumps({"mcpServers": {"hosted": {"url": f"{base}/mcp"}}}))
+    env = {**os.environ, **file_keyring_env(tmp_path / "keyring.json")}
+    if backend:
+        env["PYTHON_KEYRING_BACKEND"] = backend
+    return env, str(servers)
+
+
+async def test_login_prints_the_address_takes_the_code_and_call_then_works(tmp_path):
+    provider = oa.InMemoryAuthorizationServer()
+    async with rs.serving(oa.protected_app(provider)) as base:
+        env, servers = setup(tmp_path, base)
+        code, _, err = await calculon(env, "--config", servers, "call", "multiply", '{"a": 6, "b": 7}')
+        assert code == 1 and "run `calculon auth login hosted`" in err
+
+        login = await asyncio.create_subprocess_exec(
+            str(SCRIPT), "--config", servers, "auth", "login", "hosted", "--no-browser",
+            env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert login.stdout is not None
+        address = (await asyncio.wait_for(login.stdout.readline(), 60)).decode().strip()
+        assert address.startswith(f"{base}/authorize?") and "code_challenge_method=S256" in address
+        async with httpx2.AsyncClient() as browser:  # the person: consents, the browser follows back
+            consent = await browser.get(address)
+            await browser.get(consent.headers["location"])
+        out, _ = await asyncio.wait_for(login.communicate(), 60)
+        assert login.returncode == 0 and out.decode().strip() == "hosted: signed in"
+
+        code, out, err = await calculon(env, "--config", servers, "call", "multiply", '{"a": 6, "b": 7}')
+        assert (code, out.strip()) == (0, "42"), err
+        assert provider.consents == 1
+        _, out, _ = await calculon(env, "--config", servers, "auth", "status")
+        assert out.startswith("hosted: signed in")
+        code, out, _ = await calculon(env, "--config", servers, "auth", "logout", "hosted")
+        assert code == 0 and out.strip() == "hosted: signed out"
+        _, out, _ = await calculon(env, "--config", servers, "auth", "status")
+        assert out.strip() == "hosted: not signed in"
+
+
+async def test_without_a_keyring_login_says_so_in_one_sentence_with_the_fix(tmp_path):
+    env, servers = setup(tmp_path, "http://127.0.0.1:9", backend="keyring.backends.fail.Keyring")
+    code, out, err = await calculon(env, "--config", servers, "auth", "login", "hosted")
+    assert code == 3 and out == ""
+    assert err.count(".") >= 1 and "no system keyring" in err and "GNOME Keyring" in err
+    assert "calculon auth login hosted" in err
