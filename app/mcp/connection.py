@@ -192,22 +192,6 @@ class ServerConnection(Offered):
             self._set_state("stopped")
             self._settle()
 
-    async def _idle(self, known: tuple[mcp_types.Tool, ...]) -> bool:
-        """Offer the tools remembered from the last run without a process, until a call wants
-        one (True) or a stop comes first (False)."""
-        self._adopt(list(known))
-        self._set_state("idle")
-        self._settle()
-        while not (self._stopping or self._wanted):
-            await self._wake.wait()
-            self._wake.clear()
-        return not self._stopping  # the remembered tools stay offered until the live listing
-
-    def want(self) -> None:
-        """A call needs this idle server: start it now."""
-        self._wanted = True
-        self._wake.set()
-
     async def _session(self, state: str) -> str:
         """One connection from spawn to end; returns why it ended."""
         self._restart = self._suspect = self._lost = False

@@ -35,9 +35,34 @@ class Offered:
     handlers: ClientHandlers
     _session_client: Client | None
     _transport: StdioTransport | None
+    _wake: asyncio.Event  # the owner task's: set when something asks it to act
+    _stopping: bool
+    _wanted: bool
 
     def _changed(self) -> None:
         raise NotImplementedError  # the connection reports itself to its supervisor
+
+    def _set_state(self, state: str) -> None:
+        raise NotImplementedError
+
+    def _settle(self) -> None:
+        raise NotImplementedError
+
+    async def _idle(self, known: tuple[mcp_types.Tool, ...]) -> bool:
+        """Offer the tools remembered from the last run without a process, until a call wants
+        one (True) or a stop comes first (False)."""
+        self._adopt(list(known))
+        self._set_state("idle")
+        self._settle()
+        while not (self._stopping or self._wanted):
+            await self._wake.wait()
+            self._wake.clear()
+        return not self._stopping  # the remembered tools stay offered until the live listing
+
+    def want(self) -> None:
+        """A call needs this idle server: start it now."""
+        self._wanted = True
+        self._wake.set()
 
     def _init_offered(self) -> None:
         self.tools: tuple[mcp_types.Tool, ...] = ()
