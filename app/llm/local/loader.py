@@ -9,7 +9,8 @@
 
 ``Llama`` builds its parameters from ``llama_model_default_params()``, so that
 function is wrapped for the duration of one construction, under a lock.
-llama.cpp's own log lines are routed to Python logging instead of stderr.
+llama.cpp's own log lines are routed to Python logging instead of stderr, and a
+load leaves the process's standard streams alone (``_Unsuppressed``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import llama_cpp
+import llama_cpp._internals
+import llama_cpp.llama
+import llama_cpp.llama_chat_format
 import llama_cpp.llama_cpp as llama_c
 
 from app.core.backend import BackendError
@@ -44,6 +48,28 @@ def _route_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
 
 
 llama_c.llama_log_set(_route_log, ctypes.c_void_p(0))
+
+
+class _Unsuppressed:
+    """Stands in for llama-cpp-python's ``suppress_stdout_stderr``, which a quiet (verbose=False)
+    load enters: it points the whole process's file descriptors 1 and 2 at /dev/null and swaps
+    ``sys.stdout``/``sys.stderr`` for the load's duration. In a threaded app that drops what other
+    threads print meanwhile (the CLI's own progress and server lines vanished while the model
+    loaded beside its imports), and a stream object taken in that window stays /dev/null for good.
+    llama.cpp's log already comes to Python logging (above), so there is nothing to silence."""
+
+    def __init__(self, disable: bool = True) -> None:
+        pass
+
+    def __enter__(self) -> _Unsuppressed:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+for _module in (llama_cpp.llama, llama_cpp._internals, llama_cpp.llama_chat_format):
+    _module.suppress_stdout_stderr = _Unsuppressed  # type: ignore[attr-defined,misc]
 
 
 @dataclasses.dataclass(frozen=True)
