@@ -224,7 +224,9 @@ def ask(args: argparse.Namespace) -> int:
 async def _ask(args: argparse.Namespace, settings: Settings) -> int:
     # The servers' processes start first, so their start-up overlaps the SDK's import here and,
     # through Engine.ask, the model's load: a fresh ask waits for the slowest of the three, not their sum.
-    later = _started_on_demand(args, settings)
+    from app.mcp.known import started_later
+
+    later = started_later(load_config(args.config), settings.strict)
     async with running.early_servers(args.config, later=later) as early:
         return await _ask_with(args, settings, early, later)
 
@@ -243,16 +245,6 @@ def _reporting_to(printer: output.EventPrinter) -> Callable[[float, str], None]:
 def _quietly(task: asyncio.Task[None]) -> None:
     if not task.cancelled():
         task.exception()
-
-
-def _started_on_demand(args: argparse.Namespace, settings: Settings) -> frozenset[str]:
-    """Servers whose tools are known from their last run start when first called: one question
-    seldom needs more than one. Calculon mode's calculator starts at once: nearly every turn calls it."""
-    from app.mcp.known import KnownTools, on_demand
-
-    config = load_config(args.config)
-    eager = config.running_bundled("calculator") if settings.strict else []
-    return on_demand(config.enabled(), eager, KnownTools())
 
 
 async def _ask_with(

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from app import paths
 from app.jsonfile import JsonProblem, read_json
-from app.mcp.config import ServerEntry
+from app.mcp.config import ServerEntry, ServersConfig
 
 if TYPE_CHECKING:
     import mcp_types
@@ -138,7 +138,14 @@ def _fresh(record: dict[str, Any], age_s: float = MAX_AGE_S) -> bool:
 
 
 def on_demand(entries: Iterable[ServerEntry], eager: Iterable[str], known: KnownTools) -> frozenset[str]:
-    """The servers a one-shot command may start on first use: local ones with a remembered list,
-    but not those named in ``eager`` (Calculon mode's calculator, which nearly every turn calls)."""
+    """The servers that may start on first use: local ones with a remembered list, but not those
+    named in ``eager`` (Calculon mode's calculator, which nearly every turn calls)."""
     keep = set(eager)
     return frozenset(e.name for e in entries if e.name not in keep and known.knows(e))
+
+
+def started_later(config: ServersConfig, strict: bool) -> frozenset[str]:
+    """The servers a fresh start leaves for later: one question seldom needs more than one
+    server, and each Python server takes most of a second of CPU to start."""
+    eager = config.running_bundled("calculator") if strict else []
+    return on_demand(config.enabled(), eager, KnownTools())

@@ -110,6 +110,12 @@ class Supervisor:
         self.connections[entry.name] = connection
         self._tasks[entry.name] = asyncio.create_task(connection.run(), name=f"mcp-server-{entry.name}")
 
+    def wake_idle(self) -> None:
+        """Start every server left idle (offered from its last listing) now."""
+        for connection in self.connections.values():
+            if connection.state == "idle":
+                connection.want()
+
     async def restart(self, name: str, *, wait: bool = True, timeout: float = 30.0) -> ServerStatus:
         """Restart one server now (also one that gave up); returns its status afterwards."""
         connection = self._connection(name)

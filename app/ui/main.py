@@ -22,6 +22,7 @@ from app.core import events as ev
 from app.core.backend import BackendError
 from app.engine import Engine
 from app.mcp.config import ConfigError, load_config
+from app.mcp.known import started_later
 from app.mcp.retrieval.meter import schema_tokens  # here, not in the handler: a first import stalls a step
 from app.mcp.review import Review
 from app.mcp.surface import Surface
@@ -101,8 +102,10 @@ async def run(
 
 
 def build_engine(settings: Settings, servers_path: Path | None = None) -> Engine:
-    """The engine as the window runs it: Calculon mode and tool retrieval following the settings."""
-    return Engine.from_settings(settings, servers_path=servers_path)
+    """The engine as the window runs it: Calculon mode and tool retrieval following the settings.
+    Servers known from their last run wait until the first question is answered (``prepare``)."""
+    later = started_later(load_config(servers_path), settings.strict)
+    return Engine.from_settings(settings, servers_path=servers_path, on_demand=later)
 
 
 def build_window(engine: Engine, settings: Settings) -> MainWindow:
@@ -161,8 +164,27 @@ async def prepare(engine: Engine, window: MainWindow, collector: MainThreadColle
     else:
         window.set_model_label(model_label(engine.settings, backend.model_label))
     await servers
+    _wake_later(engine)
     if collector is not None:
         collector.freeze_startup()
+
+
+# How long after the model is ready the servers left idle start anyway: a first question asked
+# at once has the CPU to itself, and the Servers tab soon lists every server's resources and prompts.
+WAKE_IDLE_AFTER_S = 5.0
+
+
+def _wake_later(engine: Engine) -> None:
+    task = asyncio.ensure_future(_wake_idle(engine))
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+async def _wake_idle(engine: Engine) -> None:
+    await asyncio.sleep(WAKE_IDLE_AFTER_S)
+    while engine.session is not None and engine.session.busy:  # the turn keeps the CPU first
+        await asyncio.sleep(0.5)
+    engine.supervisor.wake_idle()
 
 
 def _reconfigure(engine: Engine, window: MainWindow, settings: Settings) -> None:

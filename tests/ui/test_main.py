@@ -17,8 +17,9 @@ from app.core.messages import ToolCall
 from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
 from app.settings import Settings, save_settings
+from app.ui import main as app_main
 from app.ui.controller import ChatController
-from app.ui.main import ErrorReporter, build_window, main, prepare
+from app.ui.main import ErrorReporter, build_engine, build_window, main, prepare
 from app.ui.main_window import MainWindow
 from tests.ui.test_controller import FakeRunner
 
@@ -135,3 +136,31 @@ def test_an_error_nobody_caught_is_logged_and_shown_once_in_the_chat(qtbot, qloo
     errors = [b.text() for b in window.chat.bubbles() if b.kind == "error"]
     assert len(errors) == 1 and "gone" in errors[0]
     assert "Task exception was never retrieved" in caplog.text
+
+
+def test_a_server_known_from_its_last_run_starts_soon_after_the_window_is_ready(
+    qtbot, qloop, arun, tmp_path, monkeypatch
+):
+    servers = servers_file(tmp_path, {"calculator": CALCULATOR})
+    settings = Settings(strict=False)
+    first = Engine(settings, servers_path=servers)  # nothing known yet: it starts at once, and is remembered
+    arun(first.start(), timeout=60)
+    assert first.supervisor.states()[0].state == "ready"
+    arun(first.aclose(), timeout=30)
+    assert build_engine(settings, servers).supervisor.on_demand == {"calculator"}  # what the window builds
+    monkeypatch.setattr(app_main, "WAKE_IDLE_AFTER_S", 0.2)
+    engine = Engine(settings, servers_path=servers, backend=ScriptedBackend([]), on_demand={"calculator"})
+    window = build_window(engine, settings)
+    qtbot.addWidget(window)
+    window.show()
+    warm_up = qloop.create_task(prepare(engine, window))
+    try:
+        states = window.servers_panel.states
+        qtbot.waitUntil(
+            lambda: "calculator" in states and states["calculator"].state == "idle", timeout=30_000
+        )
+        assert engine.supervisor.resolve("multiply") is not None  # offered while idle
+        qtbot.waitUntil(lambda: states["calculator"].state == "ready", timeout=30_000)  # woken, unasked
+        assert warm_up.done() and warm_up.exception() is None
+    finally:
+        arun(engine.aclose(), timeout=30)
