@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from app.mcp.config import ServerEntry
+from tests.machine_cache import machine_cache
 
 PACKAGE = "@modelcontextprotocol/server-everything"
 LOOPBACK = Path(__file__).with_name("loopback.cjs")
@@ -30,8 +31,7 @@ VERSION = "2026.8.31"
 
 
 def _cache() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "calculon-tests" / f"server-everything-{VERSION}"
+    return machine_cache(f"server-everything-{VERSION}")
 
 
 @functools.cache

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import shutil
 import time
 from collections.abc import Iterable
@@ -122,14 +121,10 @@ class KnownTools:
         self._write(kept)
 
     def _write(self, body: dict[str, Any]) -> None:
-        partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial.write_text(json.dumps(body, ensure_ascii=True), encoding="utf-8")
-            os.replace(partial, self.path)
+            paths.atomic_write_json(self.path, body)
         except OSError as exc:  # a cache: the next run starts every server, as before
             logger.info("could not keep the servers' tool lists: %s", exc)
-            partial.unlink(missing_ok=True)
 
 
 def _fresh(record: dict[str, Any], age_s: float = MAX_AGE_S) -> bool:

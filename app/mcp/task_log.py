@@ -9,9 +9,7 @@ data folder (the newest 200; written when a status changes, not on every poll).
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -64,11 +62,7 @@ def record(path: Path, server: str, tool: str, task_id: str, status: str, messag
         same = {"server": server, "tool": tool, "task_id": task_id, "started": now}
         tasks.append(same)
     same.update(status=status, message=message, updated=now)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(json.dumps({"tasks": tasks[-KEPT:]}, ensure_ascii=False), encoding="utf-8")
-        os.replace(partial, path)
+        paths.atomic_write_json(path, {"tasks": tasks[-KEPT:]})
     except OSError as exc:  # the call goes on; only the listing misses this status
         logger.info("could not keep task %s: %s", task_id, exc)
-        partial.unlink(missing_ok=True)

