@@ -167,6 +167,9 @@ class Notice(Event):
 
     kind: ClassVar[str] = "notice"
     message: str
+    # The text streamed in this step was a tool call written out, not an answer: a view that
+    # showed it as the answer growing retitles it.
+    text_was_call: bool = False
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -326,7 +326,7 @@ class _Turn:
         never an answer. None: the text is no call."""
         written = read_written(text, self.specs, self.messages, step_no)
         if written is not None:
-            self.emit(ev.Notice, message=written.notice)
+            self.emit(ev.Notice, message=written.notice, text_was_call=True)
             if written.calls:
                 self.messages[-1] = Message("assistant", written.prose, written.calls)
             elif self.written >= self.s.max_reasks:

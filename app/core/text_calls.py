@@ -50,6 +50,16 @@ class Written:
     notice: str
 
 
+_OPENERS = ("{", "[", "```", "<tool_call>", *_MARKERS)
+
+
+def may_open_call(text: str) -> bool:
+    """Whether ``text``, a reply still streaming, begins the way a call written out does: a view
+    must not present it as the answer growing before the turn loop has read it whole."""
+    head = text.lstrip()
+    return bool(head) and any(head.startswith(o) or o.startswith(head) for o in _OPENERS)
+
+
 def read_written(
     text: str, tools: Sequence[ToolSpec], turn: Sequence[Message], step_no: int
 ) -> Written | None:

@@ -7,11 +7,16 @@ from collections.abc import Callable
 
 from app.core import events as ev
 from app.core.progress import ProgressUpdate
+from app.core.text_calls import may_open_call
 from app.core.trace import progress_text
 from app.ui import theme, verdict
 from app.ui.bubbles import Bubble, MarkdownBubble, PlainBubble
 from app.ui.chat_pane import ChatPane
 from app.ui.content_view import ContentParts, full_result_button
+
+ANSWER_TITLE = "Calculon"
+MAYBE_CALL_TITLE = "Model output · may be a tool call, not an answer"
+WRITTEN_CALL_TITLE = "Tool call written as text · not an answer"
 
 
 def format_ms(ms: float | None) -> str:
@@ -71,9 +76,13 @@ class ChatFeed:
     def _on_text_delta(self, event: ev.TextDelta) -> None:
         self._thought = None
         if self._text is None:
-            self._text = MarkdownBubble("answer", "Calculon")
+            self._text = MarkdownBubble("answer", ANSWER_TITLE)
             self.pane.add_bubble(self._text)
         self._text.append(event.text)
+        # Until the step ends nobody knows whether text that opens like a call is one: say so.
+        title = MAYBE_CALL_TITLE if may_open_call(self._text.source) else ANSWER_TITLE
+        if self._text.title != title:
+            self._text.set_title(title)
 
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         self._close_streams()
@@ -115,7 +124,7 @@ class ChatFeed:
     def _on_answer_ready(self, event: ev.AnswerReady) -> None:
         bubble, self._text = self._text, None
         if bubble is None:  # a backend that does not stream gives the answer only here
-            bubble = MarkdownBubble("answer", "Calculon")
+            bubble = MarkdownBubble("answer", ANSWER_TITLE)
             self.pane.add_bubble(bubble)
         bubble.set_source(event.text)
         bubble.set_title("Answer")
@@ -134,6 +143,10 @@ class ChatFeed:
             bubble.mark_unbacked(event.unbacked)
 
     def _on_notice(self, event: ev.Notice) -> None:
+        if event.text_was_call and self._text is not None:
+            written, self._text = self._text, None
+            written.flush()
+            written.set_title(WRITTEN_CALL_TITLE)
         self.pane.add_bubble(PlainBubble("notice", "Note", event.message))
 
     def _on_turn_error(self, event: ev.TurnError) -> None:

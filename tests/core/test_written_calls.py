@@ -62,8 +62,9 @@ async def test_a_call_written_as_the_answer_is_run_as_the_call(calculator, stric
     outcome = await turn(chat, "51 cookies go equally into 3 boxes. How many in each box?")
     assert [(c.tool, c.result) for c in outcome.tool_calls] == [("evaluate", "17")]
     assert answers(outcome) == ["Each box holds 17 cookies."]
-    notices = [e.message for e in outcome.events if isinstance(e, ev.Notice)]
-    assert any("wrote its call to evaluate as text; it was run" in n for n in notices)
+    notices = [e for e in outcome.events if isinstance(e, ev.Notice)]
+    (written,) = [n for n in notices if "wrote its call to evaluate as text; it was run" in n.message]
+    assert written.text_was_call  # a window retitles the text it streamed: it was no answer
     replayed = chat.history[1]
     assert replayed.role == "assistant" and replayed.text == "" and replayed.tool_calls[0].name == "evaluate"
 

@@ -67,3 +67,35 @@ def test_a_result_cut_for_the_model_offers_to_open_the_whole_of_it(qtbot, tmp_pa
     assert button.text() == "Open full result"
     button.click()
     assert opened == [str(kept)]
+
+
+def test_streamed_text_that_turns_out_to_be_a_call_is_never_titled_as_the_answer(qtbot):
+    from app.ui.chat_feed import ANSWER_TITLE, MAYBE_CALL_TITLE, WRITTEN_CALL_TITLE
+
+    pane = ChatPane()
+    qtbot.addWidget(pane)
+    feed = ChatFeed(pane)
+    feed.handle(ev.TextDelta(turn_id="t1", text=' {"name": "evaluate", '))
+    (bubble,) = pane.bubbles()
+    assert bubble.title == MAYBE_CALL_TITLE  # while it streams, nobody knows yet
+    feed.handle(ev.TextDelta(turn_id="t1", text='"arguments": {"expression": "51 / 3"}}'))
+    notice = "Step 1: the model wrote its call to evaluate as text; it was run."
+    feed.handle(ev.Notice(turn_id="t1", message=notice, text_was_call=True))
+    assert bubble.title == WRITTEN_CALL_TITLE
+    feed.handle(ev.TextDelta(turn_id="t1", text="Each box holds 17 cookies."))
+    feed.handle(ev.AnswerReady(turn_id="t1", text="Each box holds 17 cookies.", verified=None))
+    titles = [b.title for b in pane.bubbles()]
+    assert titles == [WRITTEN_CALL_TITLE, "Note", "Answer"], titles
+    assert ANSWER_TITLE not in titles
+
+
+def test_an_answer_that_only_starts_like_markup_keeps_the_answers_title(qtbot):
+    from app.ui.chat_feed import ANSWER_TITLE
+
+    pane = ChatPane()
+    qtbot.addWidget(pane)
+    feed = ChatFeed(pane)
+    feed.handle(ev.TextDelta(turn_id="t1", text="Each box holds "))
+    feed.handle(ev.TextDelta(turn_id="t1", text="17 cookies."))
+    (bubble,) = pane.bubbles()
+    assert bubble.title == ANSWER_TITLE
