@@ -9,7 +9,7 @@ every mode and for every backend: it is never shown, nor checked, as the answer.
 Recognised: the whole reply as one JSON object (or a list of them) with ``name`` and
 ``arguments`` (or ``parameters``, Llama 3.1's key), optionally fenced in a code block, or
 behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]``, Llama 3.1
-``<|python_tag|>``), after any prose.
+``<|python_tag|>``, Granite 3 ``<|tool_call|>``), after any prose.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ WRITTEN_REASK = "That was a tool call written as text, and its result is above. 
 WRITTEN_FAILURE = "The model answered with a tool call written as text, so no answer is shown."
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
-_MARKERS = ("[TOOL_CALLS]", "<|python_tag|>")
+_MARKERS = ("[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>")
 
 
 @dataclasses.dataclass(frozen=True)
