@@ -22,7 +22,15 @@ from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.sampling import GrammarSampler
 from app.llm.local.schema_grammar import build_step_grammar
 from app.llm.local.step import format_notice, stops_for
-from app.llm.local.syntaxes import GRANITE3, LLAMA3, MISTRAL, CallSyntax, render_calls
+from app.llm.local.syntaxes import (
+    GRANITE3,
+    LLAMA3,
+    MISTRAL,
+    MISTRAL_ARGS,
+    MISTRAL_IDS,
+    CallSyntax,
+    render_calls,
+)
 from tests.llm.family_templates import chat_template
 from tests.llm.local_fixtures import calculator_tools
 from tests.llm.qwen_file import need_qwen
@@ -32,6 +40,8 @@ FAMILIES = {
     "meta-llama-Llama-3.2-3B-Instruct": LLAMA3,
     "meta-llama-Llama-3.3-70B-Instruct": LLAMA3,
     "mistralai-Mistral-Nemo-Instruct-2407": MISTRAL,
+    "Mistral-Small-3.2-24B-Instruct-2506": MISTRAL_IDS,
+    "unsloth-mistral-Devstral-Small-2507": MISTRAL_ARGS,
     "ibm-granite-granite-3.3-2B-Instruct": GRANITE3,
 }
 QUESTION = "Add 51 and 3, and 12 and 7."
@@ -102,6 +112,21 @@ def test_a_tool_result_cannot_close_mistrals_result_or_open_an_instruction() -> 
     assert tail.count("[/TOOL_RESULTS]") == 1 and "[INST]" not in tail
 
 
+def test_mistral_small_names_each_call_and_its_id_outside_the_json() -> None:
+    text = prompt("Mistral-Small-3.2-24B-Instruct-2506")
+    calls = re.findall(r"\[TOOL_CALLS\]add\[CALL_ID\]([A-Za-z0-9]{9})\[ARGS\]\{", text)
+    assert len(calls) == 2 and re.findall(r"\[TOOL_RESULTS\]([A-Za-z0-9]{9})\[TOOL_CONTENT\]", text) == calls
+
+
+def test_the_named_syntaxes_take_one_call_and_its_arguments_under_the_schema(vocab) -> None:
+    grammar = decide(MISTRAL_IDS)
+    assert accepts(vocab, grammar, '[TOOL_CALLS]add[CALL_ID]a1b2c3d4e[ARGS]{"a": 51, "b": 3}')
+    assert not accepts(vocab, grammar, '[TOOL_CALLS]add[CALL_ID]a1b2[ARGS]{"a": 51, "b": 3}')
+    assert not accepts(vocab, grammar, '[TOOL_CALLS]add[ARGS]{"a": 51, "b": 3}')
+    assert accepts(vocab, decide(MISTRAL_ARGS), '[TOOL_CALLS]multiply[ARGS]{"a": 6, "b": 7}')
+    assert not accepts(vocab, decide(MISTRAL_ARGS), '[TOOL_CALLS]add[ARGS]{"x": 6}')
+
+
 def test_granites_calls_are_written_into_its_assistant_turn_as_a_list() -> None:
     text = prompt("ibm-granite-granite-3.3-2B-Instruct")
     assert '<|start_of_role|>assistant<|end_of_role|><|tool_call|>[{"name": "add", "arguments"' in text
@@ -136,7 +161,9 @@ def decide(syntax: CallSyntax) -> str:
     return build_step_grammar(calculator_tools(), forced=False, thinks=False, syntax=syntax).decide
 
 
-@pytest.mark.parametrize("syntax", [LLAMA3, MISTRAL, GRANITE3], ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "syntax", [LLAMA3, MISTRAL, MISTRAL_IDS, MISTRAL_ARGS, GRANITE3], ids=lambda s: s.name
+)
 def test_the_grammar_compiles_and_takes_the_call_as_the_template_renders_it(vocab, syntax) -> None:
     grammar = decide(syntax)
     assert accepts(vocab, grammar, render_calls((FIRST,), syntax))
@@ -217,7 +244,7 @@ def test_a_call_in_the_wrong_key_is_refused_with_a_reason_for_the_model() -> Non
 @pytest.mark.parametrize("name", FAMILIES)
 def test_a_call_written_as_text_in_the_familys_syntax_is_never_an_answer(name: str) -> None:
     syntax = FAMILIES[name]
-    calls = (FIRST, SECOND) if syntax.listed else (FIRST,)
+    calls = (FIRST, SECOND) if syntax.listed or syntax.args_marker else (FIRST,)
     prose = "Let me add those. " if syntax.open else ""  # Llama's call is the whole reply
     found = calls_in_text(prose + render_calls(calls, syntax), calculator_tools())
     assert found is not None and [c.name for c in found.calls] == [c.name for c in calls]

@@ -32,6 +32,8 @@ from app.llm.local.syntaxes import (
     HERMES,
     LLAMA3,
     MISTRAL,
+    MISTRAL_ARGS,
+    MISTRAL_IDS,
     CallSyntax,
     render_calls,
     template_call_id,
@@ -60,6 +62,8 @@ def detect_syntax(template: str) -> CallSyntax | None:
         return HERMES
     if '"parameters": ' in template and "ipython" in template:
         return LLAMA3
+    if MISTRAL.open in template and "[ARGS]" in template and "[THINK]" not in template:
+        return MISTRAL_IDS if "[CALL_ID]" in template else MISTRAL_ARGS
     if MISTRAL.open + "[" in template and MISTRAL.result_open in template and "[ARGS]" not in template:
         return MISTRAL
     if GRANITE3.open in template and "available_tools" in template:

@@ -132,7 +132,7 @@ def tool_rules(
         arguments[tool.name] = schema
         if not ok:
             relaxed.append(tool.name)
-    objects = _numeric_objects(arguments.values())
+    objects = _numeric_objects(arguments.values(), syntax.arguments)
     return ToolRules(tuple(_call_rules(arguments, syntax)), tuple(relaxed), objects, _barred(syntax))
 
 
@@ -141,12 +141,12 @@ def _barred(syntax: CallSyntax) -> str:
     return "".join(dict.fromkeys("<" + openers))
 
 
-def _numeric_objects(schemas: Iterable[Mapping[str, Any]]) -> dict[str, typed.Fields]:
+def _numeric_objects(schemas: Iterable[Mapping[str, Any]], key: str) -> dict[str, typed.Fields]:
     objects = {}
     for i, schema in enumerate(schemas):  # the converter names the union's members alternative-0, -1, ...
         fields = typed.field_kinds(schema)
         if fields and any(kind != "other" for _, kind in fields):
-            objects[f"alternative-{i}-arguments"] = fields
+            objects[f"alternative-{i}-{key}"] = fields
     return objects
 
 
@@ -220,7 +220,9 @@ def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
         raise ValueError("a schema produced a rule name reserved for the call grammar")
     line = ' "\\n"' if syntax.newline else ""  # the JSON on its own line, as the model was trained
     close = f" {_literal(syntax.close)}" if syntax.close else ""
-    payload = "calculon-list" if syntax.listed else "calculon-json"
+    payload = (
+        "calculon-named" if syntax.args_marker else "calculon-list" if syntax.listed else "calculon-json"
+    )
     calls = [f"{_literal(marker)} calculon-body" for marker in syntax.openers]
     if syntax.bare:
         calls += ["calculon-json", f'{json.dumps(FENCE_OPEN)} "\\n"? calculon-json "\\n"? "```"']
@@ -229,8 +231,20 @@ def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
         f"calculon-call ::= {' | '.join(calls)}",
         f"calculon-body ::={line} {payload}{line}{close}",
         'calculon-list ::= "[" calculon-json ("," " "? calculon-json)* "]"',
+        f"calculon-named ::= {_named_calls(list(arguments), syntax)}",
         f"calculon-think ::= {_literal(THINK_OPEN)} calculon-any*",
     ]
+
+
+def _named_calls(names: Sequence[str], syntax: CallSyntax) -> str:
+    """``name[ARGS]{arguments}`` for each tool, its arguments under the rule the converter made for
+    them (``alternative-<i>-<key>``, as for a call in one JSON object)."""
+    call_id = f" {_literal(syntax.id_marker)} [a-zA-Z0-9]{{9}}" if syntax.id_marker else ""
+    marker = _literal(syntax.args_marker or "[ARGS]")
+    return " | ".join(
+        f"{_literal(name)}{call_id} {marker} alternative-{i}-{syntax.arguments}"
+        for i, name in enumerate(names)
+    )
 
 
 def _rename_root(line: str) -> str:

@@ -40,6 +40,10 @@ class CallSyntax:
     also_opens: tuple[str, ...] = ()  # markers the model may open a call with beside ``open``
     one_per_turn: bool = False  # the template renders one call per assistant turn
     in_text: bool = False  # the template renders an assistant turn's text alone: calls are written in it
+    # the name outside the JSON: ``name[ARGS]{arguments}`` (Mistral Small 3.2, Devstral), with the
+    # id between them behind ``id_marker`` where the template has one (``name[CALL_ID]id[ARGS]{...}``)
+    args_marker: str = ""
+    id_marker: str = ""
 
     @property
     def openers(self) -> tuple[str, ...]:
@@ -53,8 +57,16 @@ class CallSyntax:
             body["id"] = template_call_id(call.id)
         return body
 
+    def named(self, call: ToolCall) -> str:
+        """One call as ``name[ARGS]{arguments}``, the name outside the JSON."""
+        call_id = f"{self.id_marker}{template_call_id(call.id)}" if self.id_marker else ""
+        arguments = json.dumps(dict(call.arguments), ensure_ascii=False)
+        return f"{call.name}{call_id}{self.args_marker}{arguments}"
+
     def whole(self, text: str) -> bool:
         """Whether ``text`` is a complete call: an object, or a list of them where calls are listed."""
+        if self.args_marker:
+            text = text.partition(self.args_marker)[2]
         try:
             value = json.loads(text)
         except json.JSONDecodeError:
@@ -62,7 +74,13 @@ class CallSyntax:
         return isinstance(value, dict) or (self.listed and isinstance(value, list))
 
     def items(self, text: str) -> list[Any]:
-        """The call objects in the text between the markers; raises ValueError where it is not JSON."""
+        """The call objects in the text after the opening marker; raises ValueError where it is not JSON."""
+        if self.args_marker:
+            head, marker, arguments = text.partition(self.args_marker)
+            if not marker:
+                raise json.JSONDecodeError(f"no {self.args_marker} after the tool's name", text, len(text))
+            name = head.partition(self.id_marker)[0] if self.id_marker else head
+            return [{"name": name.strip(), self.arguments: json.loads(arguments)}]
         value = json.loads(text)
         return value if self.listed and isinstance(value, list) else [value]
 
@@ -83,6 +101,12 @@ LLAMA3 = CallSyntax(
 )
 # Mistral Nemo: [TOOL_CALLS][{..., "id": "abcdefghi"}, ...], each id checked by the template
 MISTRAL = CallSyntax("mistral", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", listed=True, ids=True)
+# Mistral Small 3.2: [TOOL_CALLS]name[CALL_ID]abcdefghi[ARGS]{...}, once per call
+MISTRAL_IDS = CallSyntax(
+    "mistral-ids", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", ids=True, args_marker="[ARGS]", id_marker="[CALL_ID]"
+)
+# Devstral Small 2507 and Ministral 3: [TOOL_CALLS]name[ARGS]{...}, once per call
+MISTRAL_ARGS = CallSyntax("mistral-args", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", args_marker="[ARGS]")
 # Granite 3.x: <|tool_call|>[{...}, ...]; the template renders the assistant's text only
 GRANITE3 = CallSyntax(
     "granite3", "<|tool_call|>", "", "<|start_of_role|>tool<|end_of_role|>", listed=True, in_text=True
@@ -90,11 +114,14 @@ GRANITE3 = CallSyntax(
 
 
 def render_calls(calls: Sequence[ToolCall], syntax: CallSyntax) -> str:
-    """Calls as the model writes them in ``syntax`` (one, unless the syntax lists them)."""
+    """Calls as the model writes them in ``syntax``: one, a list where the syntax lists them, or
+    each behind its own marker where the name stands outside the JSON."""
+    if syntax.args_marker:
+        return "".join(f"{syntax.open}{syntax.named(call)}" for call in calls)
     bodies = [syntax.body(call) for call in calls]
-    payload = bodies if syntax.listed else bodies[0]
+    payload = json.dumps(bodies if syntax.listed else bodies[0], ensure_ascii=False)
     line = "\n" if syntax.newline else ""
-    return f"{syntax.open}{line}{json.dumps(payload, ensure_ascii=False)}{line}{syntax.close}"
+    return f"{syntax.open}{line}{payload}{line}{syntax.close}"
 
 
 def template_call_id(call_id: str) -> str:
