@@ -20,7 +20,7 @@ from app.llm.local.calls import parse_calls
 from app.llm.local.formats import ChatFormat, choose_format
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.sampling import GrammarSampler
-from app.llm.local.schema_grammar import build_step_grammar
+from app.llm.local.schema_grammar import answer_only, build_step_grammar
 from app.llm.local.step import format_notice, stops_for
 from app.llm.local.syntaxes import (
     GRANITE3,
@@ -190,6 +190,13 @@ def test_the_list_syntaxes_take_several_calls_and_mistral_wants_its_ids(vocab) -
     assert not accepts(vocab, decide(MISTRAL), no_id)
     assert not accepts(vocab, decide(MISTRAL), short_id)
     assert not accepts(vocab, decide(MISTRAL), "[TOOL_CALLS] The sum is 54.")  # no answer behind the marker
+
+
+def test_a_step_that_may_only_answer_cannot_open_a_mistral_call(vocab) -> None:
+    grammar = answer_only(None, syntax=MISTRAL_ARGS).decide
+    assert not accepts(vocab, grammar, '[TOOL_CALLS]add[ARGS]{"a": 51, "b": 3}')
+    assert not accepts(vocab, grammar, '{"name": "add", "arguments": {"a": 51, "b": 3}}')
+    assert accepts(vocab, grammar, "The sums are 54 and 19.")
 
 
 # --- reading what the model wrote ---

@@ -94,13 +94,20 @@ def answer_only(
     head: frozenset[str] | None = None,
     units: frozenset[str] | None = None,
     formulas: frozenset[str] = frozenset(),
+    *,
+    syntax: CallSyntax = CALCULON,
 ) -> StepGrammar:
     """A step that may only answer; in Calculon mode, with backed numbers alone, and stating
     the last tool result when it holds a number (``result``: its forms; ``head``: the numbers
     the answer may write before it; ``units``: given, the answer ends with the result and one
-    of these; ``formulas``: the calculation that ran, the one formula it may write)."""
+    of these; ``formulas``: the calculation that ran, the one formula it may write). Outside
+    Calculon mode the answer opens with nothing that opens a call in ``syntax`` either."""
     if forms is None:
-        return ANSWER_ONLY
+        barred = "".join(dict.fromkeys(f"<{{`{_barred(syntax)}"))
+        if barred == "<{`":
+            return ANSWER_ONLY
+        rules = ["root ::= calculon-answer", _answer_rule(barred), *_ANSWER_RULES[1:]]
+        return StepGrammar("\n".join(rules), "", allows_calls=False)
     rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
     if result:
         rules = [

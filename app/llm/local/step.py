@@ -102,7 +102,7 @@ class StepRunner:
         fresh = tuple(c for c in calls if not repeats_earlier_call(c, request.messages, request.backed))
         if calls and not fresh and not stop.is_set():
             notices.append(REPEAT_NOTICE)
-            result = self._decode(prompt, answer_only(forms), emit, stop)
+            result = self._decode(prompt, answer_only(forms, syntax=self.format.syntax), emit, stop)
         if stop.is_set():
             return
         notices.extend(self._relaxed_notices(grammar))
@@ -140,7 +140,7 @@ class StepRunner:
             # the model's normal course, not news to the user: said in the log only
             logger.debug("this model may make %d tool call(s) per message; answering now", limit)
             if forms is None:
-                return answer_only(None)
+                return answer_only(None, syntax=self.format.syntax)
             result, head, units = last_result_forms(request), head_forms(request), answer_units(request)
             return answer_only(forms, result, head, units, formulas(request))
         ops = operands_for(request, forms, one_call=limit == 1)
