@@ -1,7 +1,8 @@
 """The user's own GGUF spoken to in its own tool-call format: Qwen2.5's Hermes syntax, on the
 real template text read from the real model file's metadata, and end to end on its weights.
 
-The built-in models' templates (SmolLM2, Gemma 3) render no tools: they keep Calculon's format.
+The built-in models keep Calculon's format: SmolLM2's template renders no tools, and the Gemma 3
+270M file carries no template.
 """
 
 from __future__ import annotations
@@ -96,9 +97,13 @@ def test_a_tool_result_cannot_close_its_response_or_open_a_turn() -> None:
 
 def test_the_built_in_models_templates_render_no_tools_and_keep_calculons_format(gemma_path) -> None:  # noqa: F811
     smol = resolve_model("", lambda _value, _message: None, "smollm2-135m-instruct")
+    # SmolLM2's template has no tool section; the Gemma 3 270M file carries no template at all
+    # (it gets the hand-written Gemma turns), so neither has a syntax of its own to be given
+    assert "tokenizer.chat_template" not in metadata(gemma_path)
     for path in (smol, gemma_path):
-        chat_format = choose_format(metadata(path))
-        assert not chat_format.native, path.name
+        read = metadata(path)
+        assert detect_syntax(read.get("tokenizer.chat_template", "")) is None, path.name
+        assert not choose_format(read).native, path.name
 
 
 def test_a_template_that_names_the_markers_but_renders_no_calls_keeps_calculons_format() -> None:
