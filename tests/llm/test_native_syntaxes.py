@@ -127,6 +127,15 @@ def test_the_named_syntaxes_take_one_call_and_its_arguments_under_the_schema(voc
     assert not accepts(vocab, decide(MISTRAL_ARGS), '[TOOL_CALLS]add[ARGS]{"x": 6}')
 
 
+@pytest.mark.parametrize(
+    "name", ["mistralai-Mistral-Nemo-Instruct-2407", "Mistral-Small-3.2-24B-Instruct-2506"]
+)
+def test_a_turn_that_ended_on_a_tool_result_does_not_break_mistrals_turn_order(name: str) -> None:
+    messages = (*CONVERSATION, Message("user", "And 2 and 2?"))
+    text = family_format(name).render_request("", messages, calculator_tools())
+    assert text.endswith("[INST]And 2 and 2?[/INST]")
+
+
 def test_granites_calls_are_written_into_its_assistant_turn_as_a_list() -> None:
     text = prompt("ibm-granite-granite-3.3-2B-Instruct")
     assert '<|start_of_role|>assistant<|end_of_role|><|tool_call|>[{"name": "add", "arguments"' in text

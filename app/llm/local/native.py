@@ -170,6 +170,8 @@ def template_messages(system: str, messages: Sequence[Message], syntax: CallSynt
         elif message.role == "assistant":
             out.extend(_assistant(message, syntax))
         else:
+            if syntax.alternates and out and out[-1]["role"] == "tool":
+                out.append({"role": "assistant", "content": ""})  # that turn ended without an answer
             out.append({"role": "user", "content": message.text})
     return out
 

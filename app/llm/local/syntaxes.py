@@ -44,6 +44,9 @@ class CallSyntax:
     # id between them behind ``id_marker`` where the template has one (``name[CALL_ID]id[ARGS]{...}``)
     args_marker: str = ""
     id_marker: str = ""
+    # the template refuses two user turns without an assistant answer between them, even where the
+    # first turn's calls and results stand there (a turn that ended without an answer)
+    alternates: bool = False
 
     @property
     def openers(self) -> tuple[str, ...]:
@@ -100,10 +103,17 @@ LLAMA3 = CallSyntax(
     one_per_turn=True,
 )
 # Mistral Nemo: [TOOL_CALLS][{..., "id": "abcdefghi"}, ...], each id checked by the template
-MISTRAL = CallSyntax("mistral", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", listed=True, ids=True)
+MISTRAL = CallSyntax("mistral", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", listed=True, ids=True, alternates=True)
 # Mistral Small 3.2: [TOOL_CALLS]name[CALL_ID]abcdefghi[ARGS]{...}, once per call
 MISTRAL_IDS = CallSyntax(
-    "mistral-ids", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", ids=True, args_marker="[ARGS]", id_marker="[CALL_ID]"
+    "mistral-ids",
+    "[TOOL_CALLS]",
+    "",
+    "[TOOL_RESULTS]",
+    ids=True,
+    args_marker="[ARGS]",
+    id_marker="[CALL_ID]",
+    alternates=True,
 )
 # Devstral Small 2507 and Ministral 3: [TOOL_CALLS]name[ARGS]{...}, once per call
 MISTRAL_ARGS = CallSyntax("mistral-args", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", args_marker="[ARGS]")
