@@ -8,8 +8,9 @@ every mode and for every backend: it is never shown, nor checked, as the answer.
 
 Recognised: the whole reply as one JSON object (or a list of them) with ``name`` and
 ``arguments`` (or ``parameters``, Llama 3.1's key), optionally fenced in a code block, or
-behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]``, Llama 3.1
-``<|python_tag|>``), after any prose.
+behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]`` with a JSON list or
+``name[ARGS]{...}``, Llama 3.1
+``<|python_tag|>``, Granite 3 ``<|tool_call|>``), after any prose.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ WRITTEN_REASK = "That was a tool call written as text, and its result is above. 
 WRITTEN_FAILURE = "The model answered with a tool call written as text, so no answer is shown."
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
-_MARKERS = ("[TOOL_CALLS]", "<|python_tag|>")
+_MARKERS = ("[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,7 +96,7 @@ def _split(text: str) -> tuple[str, list[Mapping[str, Any]]]:
     for marker in _MARKERS:
         if marker in text:
             before, _, after = text.partition(marker)
-            bodies = _bodies(after)
+            bodies = _named(after) if "[ARGS]" in after else _bodies(after)
             return (before.strip(), bodies) if bodies else ("", [])
     return "", _bodies(text)
 
@@ -114,6 +115,19 @@ def _bodies(text: str) -> list[Mapping[str, Any]]:
     if not items or not all(_is_call(item) for item in items):
         return []
     return [_unwrapped(item) for item in items]
+
+
+def _named(text: str) -> list[Mapping[str, Any]]:
+    """Mistral's ``name[ARGS]{...}`` calls (``name[CALL_ID]id[ARGS]{...}``), each behind its own
+    [TOOL_CALLS], when all of the text is calls, else none."""
+    bodies: list[Mapping[str, Any]] = []
+    for part in text.split("[TOOL_CALLS]"):
+        head, marker, arguments = part.partition("[ARGS]")
+        name, value = head.partition("[CALL_ID]")[0].strip(), _object(arguments.strip())
+        if not marker or not name or value is None:
+            return []
+        bodies.append({"name": name, "arguments": value})
+    return bodies
 
 
 def _lines(text: str) -> list[Any] | None:

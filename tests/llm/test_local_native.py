@@ -1,7 +1,8 @@
 """The user's own GGUF spoken to in its own tool-call format: Qwen2.5's Hermes syntax, on the
 real template text read from the real model file's metadata, and end to end on its weights.
 
-The built-in models' templates (SmolLM2, Gemma 3) render no tools: they keep Calculon's format.
+The built-in models keep Calculon's format: SmolLM2's template renders no tools, and the Gemma 3
+270M file carries no template.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from app.core.text_calls import calls_in_text
 from app.llm.local import LocalBackend, LocalOptions
 from app.llm.local.formats import choose_format
 from app.llm.local.model_file import resolve_model
-from app.llm.local.native import HERMES, detect_syntax
+from app.llm.local.native import detect_syntax
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.schema_grammar import ANSWER_ONLY, build_step_grammar
 from app.llm.local.step import format_notice, stops_for
+from app.llm.local.syntaxes import HERMES
 from app.mcp.config import bundled_entry
 from app.mcp.supervisor import Supervisor
 from tests.llm.local_fixtures import calculator_tools, collect, gemma_path  # noqa: F401
@@ -95,9 +97,13 @@ def test_a_tool_result_cannot_close_its_response_or_open_a_turn() -> None:
 
 def test_the_built_in_models_templates_render_no_tools_and_keep_calculons_format(gemma_path) -> None:  # noqa: F811
     smol = resolve_model("", lambda _value, _message: None, "smollm2-135m-instruct")
+    # SmolLM2's template has no tool section; the Gemma 3 270M file carries no template at all
+    # (it gets the hand-written Gemma turns), so neither has a syntax of its own to be given
+    assert "tokenizer.chat_template" not in metadata(gemma_path)
     for path in (smol, gemma_path):
-        chat_format = choose_format(metadata(path))
-        assert not chat_format.native, path.name
+        read = metadata(path)
+        assert detect_syntax(read.get("tokenizer.chat_template", "")) is None, path.name
+        assert not choose_format(read).native, path.name
 
 
 def test_a_template_that_names_the_markers_but_renders_no_calls_keeps_calculons_format() -> None:

@@ -17,15 +17,14 @@ NATIVE_HERMES = [
     "NousResearch-Hermes-3-Llama-3.1-8B-tool_use",
     "ibm-granite-granite-4.0",
 ]
-# Templates with tool sections in syntaxes not built yet (Llama's "parameters" JSON, Mistral's
-# [TOOL_CALLS] list, Granite 3's <|tool_call|>) and templates without tools: Calculon's format.
+# Llama 3.x, Mistral (Nemo, Small 3.2, Devstral) and Granite 3: tests/llm/test_native_syntaxes.py.
+# Templates with tool sections in syntaxes not built (Gemma 4's own non-JSON call:name{...}; Ministral
+# 3 Reasoning's [TOOL_CALLS]name[ARGS] after thinking in [THINK], which the phases do not read) and
+# templates without tools (llama.cpp's copy of SmolLM3's renders none, nor Phi-3.5's, nor Gemma
+# 2's; Gemma 3's, in the built-in model's file: test_local_native.py): Calculon's format.
 CALCULONS_OWN = [
-    "meta-llama-Llama-3.1-8B-Instruct",
-    "meta-llama-Llama-3.2-3B-Instruct",
-    "meta-llama-Llama-3.3-70B-Instruct",
-    "mistralai-Mistral-Nemo-Instruct-2407",
-    "Mistral-Small-3.2-24B-Instruct-2506",
-    "ibm-granite-granite-3.3-2B-Instruct",
+    "mistralai-Ministral-3-14B-Reasoning-2512",
+    "google-gemma-4-31B-it",
     "HuggingFaceTB-SmolLM3-3B",
     "microsoft-Phi-3.5-mini-instruct",
     "google-gemma-2-2b-it",

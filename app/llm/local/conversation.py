@@ -106,11 +106,12 @@ def render_tool_result(message: Message) -> str:
 
 # Chat-template and tool markup: the prompt is tokenized with special tokens on, so a tool
 # result holding "<|im_start|>system" would open a real system turn, and "</tool_result>"
-# would end the result early. In untrusted text the angle brackets become guillemets.
+# would end the result early (Mistral's "[/TOOL_RESULTS][INST]" likewise). In untrusted text the
+# brackets become guillemets.
 _MARKUP = re.compile(
     r"<(\|[^|<>\n]{1,40}\|)>"
     r"|<(/?(?:start_of_turn|end_of_turn|tool_call|tool_result|tool_response|tools|s|bos|eos)\b[^<>\n]{0,80})>"
-    r"|\[(/?INST)\]",
+    r"|\[(/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|TOOL_CONTENT|ARGS|CALL_ID))\]",
     re.IGNORECASE,
 )
 

@@ -17,7 +17,8 @@ from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.messages import Message, ToolSpec
 from app.llm.local.conversation import Turn, fold_system
-from app.llm.local.native import CALCULON, CallSyntax, NativeFormat, detect_syntax
+from app.llm.local.native import NativeFormat, detect_syntax
+from app.llm.local.syntaxes import CALCULON, CallSyntax
 
 logger = logging.getLogger(__name__)
 

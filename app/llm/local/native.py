@@ -8,17 +8,15 @@ under the grammar built from the tools' schemas: only the markers around the JSO
 change. Anything else keeps Calculon's own format (the tool list in the system text,
 ``<tool_call>{json}</tool_call>`` calls and ``<tool_result>`` turns, see conversation.py).
 
-Only syntaxes checked against a real model file's template text are recognised: the
-Hermes one of Qwen2.5 (``<tool_call>\\n{json}\\n</tool_call>``, results in ``<tool_response>``
-inside a user turn). Each is confirmed by rendering a probe conversation through the
+Only syntaxes checked against real published template texts are recognised (syntaxes.py):
+Hermes (Qwen2.5, Qwen3, Hermes 2 Pro and 3, Granite 4.0), Llama 3.1-3.3, Mistral Nemo's list,
+Granite 3's. Each is confirmed by rendering a probe conversation through the
 template at load time: a template that names the markers but does not render a call
 and a result with them keeps Calculon's format.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -29,32 +27,23 @@ from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.conversation import DESCRIPTION_CHARS, Turn, fence, first_sentence, sentences
+from app.llm.local.syntaxes import (
+    GRANITE3,
+    HERMES,
+    LLAMA3,
+    MISTRAL,
+    MISTRAL_ARGS,
+    MISTRAL_IDS,
+    CallSyntax,
+    render_calls,
+    template_call_id,
+)
 
 if TYPE_CHECKING:
     from app.llm.local.formats import ChatFormat
 
 logger = logging.getLogger(__name__)
 
-
-@dataclasses.dataclass(frozen=True)
-class CallSyntax:
-    """How a call is marked in the model's output; the JSON between the markers is always
-    ``{"name": ..., "arguments": {...}}`` under the tools' schema grammar."""
-
-    name: str
-    open: str
-    close: str
-    result_open: str  # what opens a tool result: a model that writes it is making one up
-    newline: bool = False  # the JSON sits on its own line between the markers
-    # a reply that opens with "{" or a ```json fence is a call too: the JSON alone, ended by its
-    # closing brace or fence (Qwen2.5-Coder given its tools wrote its calls both ways, untagged)
-    bare: bool = False
-
-
-CALCULON = CallSyntax("calculon", "<tool_call>", "</tool_call>", "<tool_result")
-HERMES = CallSyntax("hermes", "<tool_call>", "</tool_call>", "<tool_response>", newline=True, bare=True)
-FENCE_OPEN = "```json"
-BARE_OPENERS = ("{", FENCE_OPEN)
 
 _USES_TOOLS = re.compile(r"\btools\b")
 _PROBE_TOOL = ToolSpec(
@@ -71,6 +60,14 @@ def detect_syntax(template: str) -> CallSyntax | None:
         return None
     if HERMES.open in template and HERMES.close in template and "<tool_response>" in template:
         return HERMES
+    if '"parameters": ' in template and "ipython" in template:
+        return LLAMA3
+    if MISTRAL.open in template and "[ARGS]" in template and "[THINK]" not in template:
+        return MISTRAL_IDS if "[CALL_ID]" in template else MISTRAL_ARGS
+    if MISTRAL.open + "[" in template and MISTRAL.result_open in template and "[ARGS]" not in template:
+        return MISTRAL
+    if GRANITE3.open in template and "available_tools" in template:
+        return GRANITE3
     return None
 
 
@@ -95,7 +92,7 @@ class NativeFormat:
     def render_request(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
         """The whole prompt, ending where the model's reply begins."""
         return self._formatter(
-            messages=template_messages(system, messages),  # type: ignore[arg-type]
+            messages=template_messages(system, messages, self.syntax),  # type: ignore[arg-type]
             tools=template_tools(tools) or None,  # type: ignore[arg-type]
         ).prompt
 
@@ -112,18 +109,14 @@ class NativeFormat:
         except (ValueError, TypeError, jinja2.TemplateError) as exc:
             logger.info("the chat template does not render tools (%s)", exc)
             return False
+        written = prompt.find(render_calls((call,), self.syntax))
+        results = prompt[written:].split(self.syntax.result_open, 1)
         return (
-            '"probe_tool"' in prompt.split(self.syntax.open, 1)[0]  # the tool listed before any call
-            and render_call(call, self.syntax) in prompt
-            and _PROBE_RESULT in prompt.split(self.syntax.result_open, 1)[-1]
+            written > 0
+            and '"probe_tool"' in prompt[:written]  # the tool listed before the call
+            and len(results) == 2
+            and _PROBE_RESULT in results[1]
         )
-
-
-def render_call(call: ToolCall, syntax: CallSyntax) -> str:
-    """A call as the model writes it in ``syntax``."""
-    body = json.dumps({"name": call.name, "arguments": dict(call.arguments)}, ensure_ascii=False)
-    line = "\n" if syntax.newline else ""
-    return f"{syntax.open}{line}{body}{line}{syntax.close}"
 
 
 def template_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
@@ -159,7 +152,7 @@ def _shown_schema(node: Any) -> Any:
     return shown
 
 
-def template_messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
+def template_messages(system: str, messages: Sequence[Message], syntax: CallSyntax) -> list[dict[str, Any]]:
     """The conversation in the template's own roles: calls on the assistant turn, results as
     ``tool`` messages (fenced: a tool's output must not open a turn of its own)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": system.strip()}] if system.strip() else []
@@ -170,26 +163,44 @@ def template_messages(system: str, messages: Sequence[Message]) -> list[dict[str
                 {
                     "role": "tool",
                     "content": fence(text),
-                    "tool_call_id": message.tool_call_id,
+                    "tool_call_id": _call_id(message.tool_call_id, syntax),
                     "name": message.tool_name,
                 }
             )
         elif message.role == "assistant":
-            out.append(_assistant(message))
+            out.extend(_assistant(message, syntax))
         else:
+            if syntax.alternates and out and out[-1]["role"] == "tool":
+                out.append({"role": "assistant", "content": ""})  # that turn ended without an answer
             out.append({"role": "user", "content": message.text})
     return out
 
 
-def _assistant(message: Message) -> dict[str, Any]:
-    turn: dict[str, Any] = {"role": "assistant", "content": message.text.strip()}
-    if message.tool_calls:
-        turn["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": dict(call.arguments)},
-            }
-            for call in message.tool_calls
-        ]
-    return turn
+def _assistant(message: Message, syntax: CallSyntax) -> list[dict[str, Any]]:
+    """The assistant turn, or one turn per call where the template takes one call a turn."""
+    text, calls = message.text.strip(), message.tool_calls
+    if not calls:
+        return [{"role": "assistant", "content": text}]
+    if syntax.in_text:  # the template shows the text alone: the calls are written into it
+        return [{"role": "assistant", "content": text + render_calls(calls, syntax)}]
+    groups = [(call,) for call in calls] if syntax.one_per_turn else [calls]
+    return [
+        {
+            "role": "assistant",
+            "content": text if i == 0 else "",
+            "tool_calls": [_call(c, syntax) for c in group],
+        }
+        for i, group in enumerate(groups)
+    ]
+
+
+def _call(call: ToolCall, syntax: CallSyntax) -> dict[str, Any]:
+    return {
+        "id": _call_id(call.id, syntax),
+        "type": "function",
+        "function": {"name": call.name, "arguments": dict(call.arguments)},
+    }
+
+
+def _call_id(call_id: str, syntax: CallSyntax) -> str:
+    return template_call_id(call_id) if syntax.ids else call_id

@@ -9,14 +9,13 @@ begins with the marker makes it a call, decoded under the grammar to the end.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from typing import Literal
 
 from app.core.backend import TextChunk, ThoughtChunk
-from app.llm.local.native import BARE_OPENERS, CALCULON, CallSyntax
 from app.llm.local.sampling import GrammarSampler
 from app.llm.local.schema_grammar import THINK_CLOSE, THINK_OPEN, StepGrammar
+from app.llm.local.syntaxes import BARE_OPENERS, CALCULON, FENCE_OPEN, CallSyntax
 from app.llm.local.watch import MarkerWatch
 
 Emit = Callable[[TextChunk | ThoughtChunk], None]
@@ -52,7 +51,7 @@ class Phases:
 
     def _answer_markers(self) -> tuple[str, ...]:
         grammar = self.setup.grammar
-        tools = (self.setup.syntax.open,) if grammar and grammar.allows_calls else ()
+        tools = self.setup.syntax.openers if grammar and grammar.allows_calls else ()
         # A Calculon-mode answer is one paragraph, to be checked at a glance: what a small model
         # writes after a blank line is a second go at the same answer, a tool list or code.
         paragraph = (PARAGRAPH_END,) if grammar and grammar.keeps_answer else ()
@@ -81,11 +80,12 @@ class Phases:
 
     def _decide(self, text: str) -> bool:
         self._head += text
-        head, call_open = self._head, self.setup.syntax.open
-        if head.startswith(call_open):
+        head, syntax = self._head, self.setup.syntax
+        marker = next((m for m in syntax.openers if head.startswith(m)), None)
+        if marker is not None:
             self.kind = "call"
-            return self._call(head[len(call_open) :])
-        bare = self.setup.syntax.bare and self._calls_allowed()
+            return self._call(head[len(marker) :])
+        bare = syntax.bare and self._calls_allowed()
         opener = next((o for o in BARE_OPENERS if head.lstrip().startswith(o)), "") if bare else ""
         if opener:
             self.kind, self.bare = "call", opener
@@ -94,7 +94,9 @@ class Phases:
             self.kind = "think"
             self._set_grammar(None)
             return self._think(head[len(THINK_OPEN) :])
-        if call_open.startswith(head) or (self.setup.thinks and THINK_OPEN.startswith(head)):
+        if any(m.startswith(head) for m in syntax.openers) or (
+            self.setup.thinks and THINK_OPEN.startswith(head)
+        ):
             return False
         if bare and any(o.startswith(head) for o in BARE_OPENERS):
             return False
@@ -105,18 +107,18 @@ class Phases:
 
     def _call(self, text: str) -> bool:
         self.call_text += text
-        if self.bare == "{":
-            self.call_complete = "}" in text and _whole_object(self.call_text)
-            return self.call_complete
-        if self.bare:  # fenced: the JSON, then the closing fence
+        syntax = self.setup.syntax
+        if self.bare == FENCE_OPEN:  # the JSON, then the closing fence
             body, fence, _ = self.call_text.partition("```")
-            self.call_complete = bool(fence) and _whole_object(body)
+            self.call_complete = bool(fence) and syntax.whole(body)
             if self.call_complete:
                 self.call_text = body.strip()
             return self.call_complete
-        close = self.setup.syntax.close
-        if close in self.call_text:
-            self.call_text = self.call_text.split(close, 1)[0]
+        if self.bare or not syntax.close:  # ended by the JSON's own last brace or bracket
+            self.call_complete = ("}" in text or "]" in text) and syntax.whole(self.call_text)
+            return self.call_complete
+        if syntax.close in self.call_text:
+            self.call_text = self.call_text.split(syntax.close, 1)[0]
             self.call_complete = True
             return True
         return False
@@ -134,7 +136,7 @@ class Phases:
         shown, marker, after = self._answer.feed(text)
         self._show(shown)
         grammar = self.setup.grammar
-        if marker == self.setup.syntax.open and grammar is not None and grammar.allows_calls:
+        if marker in self.setup.syntax.openers and grammar is not None and grammar.allows_calls:
             self.kind = "call"
             # a grammar starts clean: only when nothing has slipped past the marker unconstrained
             self._set_grammar(grammar.body if not after else None)
@@ -168,11 +170,3 @@ class Phases:
         elif self.kind == "answer":
             self._show(self._answer.flush())
         self._set_grammar(None)
-
-
-def _whole_object(text: str) -> bool:
-    """Whether ``text`` is a complete JSON object: a bare call ends with its closing brace."""
-    try:
-        return isinstance(json.loads(text), dict)
-    except json.JSONDecodeError:
-        return False

@@ -25,7 +25,7 @@ from llama_cpp.llama_grammar import json_schema_to_gbnf
 from app.core.messages import ToolSpec
 from app.llm.local import backed, operands, typed
 from app.llm.local.backed import BackedForms
-from app.llm.local.native import CALCULON, FENCE_OPEN, CallSyntax
+from app.llm.local.syntaxes import CALCULON, FENCE_OPEN, CallSyntax
 
 logger = logging.getLogger(__name__)
 
@@ -67,11 +67,20 @@ class ToolRules:
     relaxed: tuple[str, ...] = ()
     # the arguments rule of each tool whose fields are all required and some numeric, with them
     objects: Mapping[str, tuple[tuple[str, typed.FieldKind], ...]] = dataclasses.field(default_factory=dict)
-    bare: bool = False  # a call may be the JSON alone or fenced, so an answer may not open with "{" or "`"
+    # what an answer may not open with: what opens a call ("<" of the markers; "{" and "`" where a
+    # call may be the JSON alone or fenced; "[" of Mistral's [TOOL_CALLS])
+    barred: str = "<"
 
 
 _ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\\x00]"]
 _BARE_ANSWER = "calculon-answer ::= [^<{`] calculon-any*"
+
+
+def _answer_rule(barred: str) -> str:
+    escaped = "".join(f"\\{char}" if char in "[]^\\-" else char for char in barred)
+    return f"calculon-answer ::= [^{escaped}] calculon-any*"
+
+
 # an answer and nothing else: for a step that must not call a tool again (nor open with "{" or
 # "`": a model asked to answer after its call wrote the call out again as JSON, or fenced JSON)
 ANSWER_ONLY = StepGrammar(
@@ -85,13 +94,20 @@ def answer_only(
     head: frozenset[str] | None = None,
     units: frozenset[str] | None = None,
     formulas: frozenset[str] = frozenset(),
+    *,
+    syntax: CallSyntax = CALCULON,
 ) -> StepGrammar:
     """A step that may only answer; in Calculon mode, with backed numbers alone, and stating
     the last tool result when it holds a number (``result``: its forms; ``head``: the numbers
     the answer may write before it; ``units``: given, the answer ends with the result and one
-    of these; ``formulas``: the calculation that ran, the one formula it may write)."""
+    of these; ``formulas``: the calculation that ran, the one formula it may write). Outside
+    Calculon mode the answer opens with nothing that opens a call in ``syntax`` either."""
     if forms is None:
-        return ANSWER_ONLY
+        barred = "".join(dict.fromkeys(f"<{{`{_barred(syntax)}"))
+        if barred == "<{`":
+            return ANSWER_ONLY
+        rules = ["root ::= calculon-answer", _answer_rule(barred), *_ANSWER_RULES[1:]]
+        return StepGrammar("\n".join(rules), "", allows_calls=False)
     rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
     if result:
         rules = [
@@ -123,16 +139,21 @@ def tool_rules(
         arguments[tool.name] = schema
         if not ok:
             relaxed.append(tool.name)
-    objects = _numeric_objects(arguments.values())
-    return ToolRules(tuple(_call_rules(arguments, syntax)), tuple(relaxed), objects, syntax.bare)
+    objects = _numeric_objects(arguments.values(), syntax.arguments)
+    return ToolRules(tuple(_call_rules(arguments, syntax)), tuple(relaxed), objects, _barred(syntax))
 
 
-def _numeric_objects(schemas: Iterable[Mapping[str, Any]]) -> dict[str, typed.Fields]:
+def _barred(syntax: CallSyntax) -> str:
+    openers = "".join(marker[0] for marker in syntax.openers) + ("{`" if syntax.bare else "")
+    return "".join(dict.fromkeys("<" + openers))
+
+
+def _numeric_objects(schemas: Iterable[Mapping[str, Any]], key: str) -> dict[str, typed.Fields]:
     objects = {}
     for i, schema in enumerate(schemas):  # the converter names the union's members alternative-0, -1, ...
         fields = typed.field_kinds(schema)
         if fields and any(kind != "other" for _, kind in fields):
-            objects[f"alternative-{i}-arguments"] = fields
+            objects[f"alternative-{i}-{key}"] = fields
     return objects
 
 
@@ -148,7 +169,7 @@ def compose(
     numbers and (``ops``) the user's numbers that the call must use."""
     lines = list(rules.lines)
     if forms is None:
-        answer = [_BARE_ANSWER, *_ANSWER_RULES[1:]] if rules.bare else _ANSWER_RULES
+        answer = [_answer_rule(rules.barred), *_ANSWER_RULES[1:]]
     else:
         plain = backed.strict_rules(lines, forms)
         lines = _with_operands(plain, rules, ops) if ops is not None else plain
@@ -194,7 +215,9 @@ def _inert(lines: Sequence[str], constrained: set[str]) -> set[str]:
 
 
 def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
-    union: dict[str, Any] = {"anyOf": [_call_schema(name, schema) for name, schema in arguments.items()]}
+    union: dict[str, Any] = {
+        "anyOf": [_call_schema(name, schema, syntax) for name, schema in arguments.items()]
+    }
     union["$defs"] = {
         key: value for schema in arguments.values() for key, value in schema.get("$defs", {}).items()
     }
@@ -203,27 +226,47 @@ def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
     if any(line.startswith(_PREFIX) for line in converted.splitlines()):
         raise ValueError("a schema produced a rule name reserved for the call grammar")
     line = ' "\\n"' if syntax.newline else ""  # the JSON on its own line, as the model was trained
+    close = f" {_literal(syntax.close)}" if syntax.close else ""
+    payload = (
+        "calculon-named" if syntax.args_marker else "calculon-list" if syntax.listed else "calculon-json"
+    )
+    calls = [f"{_literal(marker)} calculon-body" for marker in syntax.openers]
+    if syntax.bare:
+        calls += ["calculon-json", f'{json.dumps(FENCE_OPEN)} "\\n"? calculon-json "\\n"? "```"']
     return [
         *lines,
-        f"calculon-call ::= {_literal(syntax.open)} calculon-body{_BARE_CALLS if syntax.bare else ''}",
-        f"calculon-body ::={line} calculon-json{line} {_literal(syntax.close)}",
+        f"calculon-call ::= {' | '.join(calls)}",
+        f"calculon-body ::={line} {payload}{line}{close}",
+        'calculon-list ::= "[" calculon-json ("," " "? calculon-json)* "]"',
+        f"calculon-named ::= {_named_calls(list(arguments), syntax)}",
         f"calculon-think ::= {_literal(THINK_OPEN)} calculon-any*",
     ]
 
 
-_BARE_CALLS = f' | calculon-json | {json.dumps(FENCE_OPEN)} "\\n"? calculon-json "\\n"? "```"'
+def _named_calls(names: Sequence[str], syntax: CallSyntax) -> str:
+    """``name[ARGS]{arguments}`` for each tool, its arguments under the rule the converter made for
+    them (``alternative-<i>-<key>``, as for a call in one JSON object)."""
+    call_id = f" {_literal(syntax.id_marker)} [a-zA-Z0-9]{{9}}" if syntax.id_marker else ""
+    marker = _literal(syntax.args_marker or "[ARGS]")
+    return " | ".join(
+        f"{_literal(name)}{call_id} {marker} alternative-{i}-{syntax.arguments}"
+        for i, name in enumerate(names)
+    )
 
 
 def _rename_root(line: str) -> str:
     return "calculon-json ::=" + line[len("root ::=") :] if line.startswith("root ::=") else line
 
 
-def _call_schema(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+def _call_schema(name: str, arguments: Mapping[str, Any], syntax: CallSyntax) -> dict[str, Any]:
     body = {key: value for key, value in arguments.items() if key != "$defs"}
+    properties: dict[str, Any] = {"name": {"const": name}, syntax.arguments: body}
+    if syntax.ids:
+        properties["id"] = {"type": "string", "pattern": "^[a-zA-Z0-9]{9}$"}
     return {
         "type": "object",
-        "properties": {"name": {"const": name}, "arguments": body},
-        "required": ["name", "arguments"],
+        "properties": properties,
+        "required": list(properties),
         "additionalProperties": False,
     }
 

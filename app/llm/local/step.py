@@ -38,7 +38,7 @@ from app.llm.local.answer_forms import (
     repeats_earlier_call,
 )
 from app.llm.local.backed import BackedForms, backed_forms
-from app.llm.local.calls import parse_call
+from app.llm.local.calls import parse_calls
 from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
 from app.llm.local.decoder import Decoder, DecodeResult
 from app.llm.local.fewshot import example_messages, family_examples
@@ -98,18 +98,15 @@ class StepRunner:
         forms = backed_forms(request.backed) if request.backed is not None else None
         grammar = self._grammar(request, forms, notices)
         result = self._decode(prompt, grammar, emit, stop)
-        call = self._call_of(result, request.tools)
-        if (
-            call is not None
-            and not stop.is_set()
-            and repeats_earlier_call(call, request.messages, request.backed)
-        ):
+        calls = self._calls_of(result, request.tools)
+        fresh = tuple(c for c in calls if not repeats_earlier_call(c, request.messages, request.backed))
+        if calls and not fresh and not stop.is_set():
             notices.append(REPEAT_NOTICE)
-            result, call = self._decode(prompt, answer_only(forms), emit, stop), None
+            result = self._decode(prompt, answer_only(forms, syntax=self.format.syntax), emit, stop)
         if stop.is_set():
             return
         notices.extend(self._relaxed_notices(grammar))
-        if call is not None:
+        for call in fresh:
             emit(ToolCallChunk(call))
         notices.extend(self._stop_notices(result))
         emit(StepDone(tokens=result.tokens, notices=tuple(notices)))
@@ -143,7 +140,7 @@ class StepRunner:
             # the model's normal course, not news to the user: said in the log only
             logger.debug("this model may make %d tool call(s) per message; answering now", limit)
             if forms is None:
-                return answer_only(None)
+                return answer_only(None, syntax=self.format.syntax)
             result, head, units = last_result_forms(request), head_forms(request), answer_units(request)
             return answer_only(forms, result, head, units, formulas(request))
         ops = operands_for(request, forms, one_call=limit == 1)
@@ -161,11 +158,13 @@ class StepRunner:
         self.last = self.decoder.run(prompt, setup, budget, emit, stop)
         return self.last
 
-    def _call_of(self, result: DecodeResult, tools: Sequence[ToolSpec]) -> ToolCall | None:
+    def _calls_of(self, result: DecodeResult, tools: Sequence[ToolSpec]) -> tuple[ToolCall, ...]:
+        """The calls the step wrote: one, or several where the model's syntax lists them."""
         if result.kind != "call":
-            return None
+            return ()
         note = f"the call was cut off ({result.stop_reason} after {result.tokens} tokens)"
-        return parse_call(result.call_text, tools, complete=result.call_complete, cut_off_note=note)
+        complete = result.call_complete
+        return parse_calls(result.call_text, tools, self.format.syntax, complete=complete, cut_off_note=note)
 
     def grammar_for(
         self,
@@ -314,7 +313,7 @@ def stops_for(chat_format: ChatFormat) -> tuple[str, ...]:
     """What ends a reply: the format's end of turn, the start of a made-up tool result, and a
     call written where none may be made (where one may, the call marker is seen first)."""
     syntax = chat_format.syntax
-    return tuple(dict.fromkeys((*chat_format.stop, RESULT_OPEN, syntax.result_open, syntax.open)))
+    return tuple(dict.fromkeys((*chat_format.stop, RESULT_OPEN, syntax.result_open, *syntax.openers)))
 
 
 def format_notice(chat_format: ChatFormat) -> str:
