@@ -17,13 +17,12 @@ NATIVE_HERMES = [
     "NousResearch-Hermes-3-Llama-3.1-8B-tool_use",
     "ibm-granite-granite-4.0",
 ]
-# Llama 3.x, Mistral (Nemo, Small 3.2, Devstral) and Granite 3: tests/llm/test_native_syntaxes.py.
-# Templates with tool sections in syntaxes not built (Gemma 4's own non-JSON call:name{...}; Ministral
-# 3 Reasoning's [TOOL_CALLS]name[ARGS] after thinking in [THINK], which the phases do not read) and
-# templates without tools (llama.cpp's copy of SmolLM3's renders none, nor Phi-3.5's, nor Gemma
-# 2's; Gemma 3's, in the built-in model's file: test_local_native.py): Calculon's format.
+# Llama 3.x, Mistral (Nemo, Small 3.2, Devstral, Ministral 3 Reasoning) and Granite 3:
+# tests/llm/test_native_syntaxes.py. Templates with tool sections in syntaxes not built (Gemma 4's
+# own non-JSON call:name{...}) and templates without tools (llama.cpp's copy of SmolLM3's renders
+# none, nor Phi-3.5's, nor Gemma 2's; Gemma 3's, in the built-in model's file: test_local_native.py):
+# Calculon's format.
 CALCULONS_OWN = [
-    "mistralai-Ministral-3-14B-Reasoning-2512",
     "google-gemma-4-31B-it",
     "HuggingFaceTB-SmolLM3-3B",
     "microsoft-Phi-3.5-mini-instruct",

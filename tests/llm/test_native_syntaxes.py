@@ -9,11 +9,12 @@ import dataclasses
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import llama_cpp
 import pytest
 
+from app.core.backend import TextChunk, ThoughtChunk
 from app.core.messages import Message, ToolCall
 from app.core.text_calls import calls_in_text
 from app.llm.local.calls import parse_calls
@@ -28,6 +29,7 @@ from app.llm.local.syntaxes import (
     MISTRAL,
     MISTRAL_ARGS,
     MISTRAL_IDS,
+    MISTRAL_THINK,
     CallSyntax,
     render_calls,
 )
@@ -42,6 +44,7 @@ FAMILIES = {
     "mistralai-Mistral-Nemo-Instruct-2407": MISTRAL,
     "Mistral-Small-3.2-24B-Instruct-2506": MISTRAL_IDS,
     "unsloth-mistral-Devstral-Small-2507": MISTRAL_ARGS,
+    "mistralai-Ministral-3-14B-Reasoning-2512": MISTRAL_THINK,
     "ibm-granite-granite-3.3-2B-Instruct": GRANITE3,
 }
 QUESTION = "Add 51 and 3, and 12 and 7."
@@ -128,7 +131,12 @@ def test_the_named_syntaxes_take_one_call_and_its_arguments_under_the_schema(voc
 
 
 @pytest.mark.parametrize(
-    "name", ["mistralai-Mistral-Nemo-Instruct-2407", "Mistral-Small-3.2-24B-Instruct-2506"]
+    "name",
+    [
+        "mistralai-Mistral-Nemo-Instruct-2407",
+        "Mistral-Small-3.2-24B-Instruct-2506",
+        "mistralai-Ministral-3-14B-Reasoning-2512",
+    ],
 )
 def test_a_turn_that_ended_on_a_tool_result_does_not_break_mistrals_turn_order(name: str) -> None:
     messages = (*CONVERSATION, Message("user", "And 2 and 2?"))
@@ -171,7 +179,7 @@ def decide(syntax: CallSyntax) -> str:
 
 
 @pytest.mark.parametrize(
-    "syntax", [LLAMA3, MISTRAL, MISTRAL_IDS, MISTRAL_ARGS, GRANITE3], ids=lambda s: s.name
+    "syntax", [LLAMA3, MISTRAL, MISTRAL_IDS, MISTRAL_ARGS, MISTRAL_THINK, GRANITE3], ids=lambda s: s.name
 )
 def test_the_grammar_compiles_and_takes_the_call_as_the_template_renders_it(vocab, syntax) -> None:
     grammar = decide(syntax)
@@ -211,15 +219,16 @@ def test_a_step_that_may_only_answer_cannot_open_a_mistral_call(vocab) -> None:
 # --- reading what the model wrote ---
 
 
-def phases_for(name: str) -> Phases:
+def phases_for(name: str, emit: Callable[[object], None] | None = None) -> Phases:
     chosen = family_format(name)
-    grammar = build_step_grammar(calculator_tools(), forced=False, thinks=False, syntax=chosen.syntax)
-    setup = PhaseSetup(grammar, stops_for(chosen), False, chosen.syntax)
-    return Phases(setup, _fail_on_text, lambda text: _NoGrammar())  # type: ignore[arg-type,return-value]
+    grammar = build_step_grammar(calculator_tools(), forced=False, thinks=chosen.thinks, syntax=chosen.syntax)
+    setup = PhaseSetup(grammar, stops_for(chosen), chosen.thinks, chosen.syntax)
+    return Phases(setup, emit or _fail_on_text, lambda text: _NoGrammar())  # type: ignore[arg-type,return-value]
 
 
 def _fail_on_text(chunk: object) -> None:
-    raise AssertionError(f"a call was shown as text: {chunk!r}")
+    if not isinstance(chunk, ThoughtChunk):
+        raise AssertionError(f"a call was shown as text: {chunk!r}")
 
 
 class _NoGrammar:
@@ -248,6 +257,30 @@ def test_llama_may_open_its_call_with_the_python_tag() -> None:
     phases = phases_for("meta-llama-Llama-3.2-3B-Instruct")
     done = fed(phases, '<|python_tag|>{"name": "add", "parameters": {"a": 51, "b": 3}}')
     assert done[-1] and json.loads(phases.call_text)["parameters"] == {"a": 51, "b": 3}
+
+
+def test_ministral_thinks_in_its_own_markers_before_its_call_and_the_thought_is_not_the_call(vocab) -> None:
+    shown: list[object] = []
+    phases = phases_for("mistralai-Ministral-3-14B-Reasoning-2512", shown.append)
+    call = '[TOOL_CALLS]add[ARGS]{"a": 51, "b": 3}'
+    done = fed(phases, f"[THINK]First 51 and 3.[/THINK]{call}")
+    assert done[-1] and phases.kind == "call"
+    assert "".join(c.text for c in shown if isinstance(c, ThoughtChunk)) == "First 51 and 3."
+    assert not [c for c in shown if isinstance(c, TextChunk)]
+    read = parse_calls(phases.call_text, calculator_tools(), MISTRAL_THINK, complete=phases.call_complete)
+    assert [(c.name, dict(c.arguments)) for c in read] == [("add", {"a": 51, "b": 3})]
+    grammar = build_step_grammar(calculator_tools(), forced=False, thinks=True, syntax=MISTRAL_THINK).decide
+    assert accepts(vocab, grammar, "[THINK]First 51 and 3.[/THINK]" + call)
+    assert not accepts(vocab, grammar, "<think>First 51 and 3.</think>" + call)
+
+
+def test_ministrals_answer_after_its_thinking_is_the_answer_and_the_thought_is_kept_apart() -> None:
+    shown: list[object] = []
+    phases = phases_for("mistralai-Ministral-3-14B-Reasoning-2512", shown.append)
+    fed(phases, "[THINK]It is 54.[/THINK]The sum is 54.")
+    phases.finish()
+    assert "".join(c.text for c in shown if isinstance(c, TextChunk)) == "The sum is 54."
+    assert "".join(c.text for c in shown if isinstance(c, ThoughtChunk)) == "It is 54."
 
 
 def test_a_call_in_the_wrong_key_is_refused_with_a_reason_for_the_model() -> None:

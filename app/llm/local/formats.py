@@ -28,7 +28,7 @@ GEMMA_ARCHITECTURES = ("gemma", "gemma2", "gemma3", "gemma3n", "gemma-embedding"
 class ChatFormat(Protocol):
     name: str
     stop: tuple[str, ...]  # text that ends the model's turn, beside the end-of-generation tokens
-    thinks: bool  # whether the model writes <think>...</think> before answering
+    thinks: bool  # whether the model thinks before answering, in its syntax's markers (<think>...</think>)
     syntax: CallSyntax  # how calls are marked in the model's output
     native: bool  # True: tools, calls and results go through the template (render_request)
 

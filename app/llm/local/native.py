@@ -34,6 +34,7 @@ from app.llm.local.syntaxes import (
     MISTRAL,
     MISTRAL_ARGS,
     MISTRAL_IDS,
+    MISTRAL_THINK,
     CallSyntax,
     render_calls,
     template_call_id,
@@ -62,7 +63,9 @@ def detect_syntax(template: str) -> CallSyntax | None:
         return HERMES
     if '"parameters": ' in template and "ipython" in template:
         return LLAMA3
-    if MISTRAL.open in template and "[ARGS]" in template and "[THINK]" not in template:
+    if MISTRAL.open in template and "[ARGS]" in template:
+        if MISTRAL_THINK.think[0] in template:
+            return MISTRAL_THINK if "[CALL_ID]" not in template else None
         return MISTRAL_IDS if "[CALL_ID]" in template else MISTRAL_ARGS
     if MISTRAL.open + "[" in template and MISTRAL.result_open in template and "[ARGS]" not in template:
         return MISTRAL
@@ -84,7 +87,7 @@ class NativeFormat:
         self.syntax, self._plain = syntax, plain
         self.name = f"{plain.name}+{syntax.name}"
         self.stop: tuple[str, ...] = plain.stop
-        self.thinks: bool = plain.thinks
+        self.thinks: bool = syntax.think[0] in template  # it thinks in its own markers
 
     def render(self, turns: Sequence[Turn]) -> str:
         return self._plain.render(turns)
@@ -171,9 +174,14 @@ def template_messages(system: str, messages: Sequence[Message], syntax: CallSynt
             out.extend(_assistant(message, syntax))
         else:
             if syntax.alternates and out and out[-1]["role"] == "tool":
-                out.append({"role": "assistant", "content": ""})  # that turn ended without an answer
+                out.append({"role": "assistant", "content": _empty(syntax)})  # that turn ended unanswered
             out.append({"role": "user", "content": message.text})
     return out
+
+
+def _empty(syntax: CallSyntax) -> str | list[dict[str, str]]:
+    """An empty answer, as a list of text chunks where the template refuses an empty string."""
+    return [{"type": "text", "text": ""}] if syntax.chunks else ""
 
 
 def _assistant(message: Message, syntax: CallSyntax) -> list[dict[str, Any]]:

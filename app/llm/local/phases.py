@@ -14,7 +14,7 @@ from typing import Literal
 
 from app.core.backend import TextChunk, ThoughtChunk
 from app.llm.local.sampling import GrammarSampler
-from app.llm.local.schema_grammar import THINK_CLOSE, THINK_OPEN, StepGrammar
+from app.llm.local.schema_grammar import StepGrammar
 from app.llm.local.syntaxes import BARE_OPENERS, CALCULON, FENCE_OPEN, CallSyntax
 from app.llm.local.watch import MarkerWatch
 
@@ -45,8 +45,9 @@ class Phases:
         self.bare = ""  # how a call without markers opened: "{" (the JSON alone) or a code fence
         self._head = ""
         self._shown_answer = False
+        self._think_open, self._think_close = setup.syntax.think
         self._answer = MarkerWatch(self._answer_markers())
-        self._thought = MarkerWatch((THINK_CLOSE, *setup.stops))
+        self._thought = MarkerWatch((self._think_close, *setup.stops))
         self._start_deciding()
 
     def _answer_markers(self) -> tuple[str, ...]:
@@ -55,7 +56,7 @@ class Phases:
         # A Calculon-mode answer is one paragraph, to be checked at a glance: what a small model
         # writes after a blank line is a second go at the same answer, a tool list or code.
         paragraph = (PARAGRAPH_END,) if grammar and grammar.keeps_answer else ()
-        return (*tools, *((THINK_OPEN,) if self.setup.thinks else ()), *self.setup.stops, *paragraph)
+        return (*tools, *((self._think_open,) if self.setup.thinks else ()), *self.setup.stops, *paragraph)
 
     def _start_deciding(self) -> None:
         if self.setup.grammar is None:
@@ -90,12 +91,12 @@ class Phases:
         if opener:
             self.kind, self.bare = "call", opener
             return self._call(head.lstrip() if opener == "{" else head.lstrip()[len(opener) :])
-        if self.setup.thinks and head.startswith(THINK_OPEN):
+        if self.setup.thinks and head.startswith(self._think_open):
             self.kind = "think"
             self._set_grammar(None)
-            return self._think(head[len(THINK_OPEN) :])
+            return self._think(head[len(self._think_open) :])
         if any(m.startswith(head) for m in syntax.openers) or (
-            self.setup.thinks and THINK_OPEN.startswith(head)
+            self.setup.thinks and self._think_open.startswith(head)
         ):
             return False
         if bare and any(o.startswith(head) for o in BARE_OPENERS):
@@ -127,7 +128,7 @@ class Phases:
         shown, marker, after = self._thought.feed(text)
         if shown:
             self._emit(ThoughtChunk(shown))
-        if marker == THINK_CLOSE:
+        if marker == self._think_close:
             self._start_deciding()
             return self.feed(after.lstrip()) if after.strip() else False
         return self._stop_on(marker)
@@ -141,7 +142,7 @@ class Phases:
             # a grammar starts clean: only when nothing has slipped past the marker unconstrained
             self._set_grammar(grammar.body if not after else None)
             return self._call(after)
-        if marker == THINK_OPEN:
+        if marker == self._think_open:
             self.kind = "think"
             return self._think(after)
         return self._stop_on(marker)

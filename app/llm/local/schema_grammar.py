@@ -29,7 +29,6 @@ from app.llm.local.syntaxes import CALCULON, FENCE_OPEN, CallSyntax
 
 logger = logging.getLogger(__name__)
 
-THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 ANY_VALUE = {"type": ["string", "number", "boolean", "object", "array", "null"]}
 _ANNOTATIONS = (
     "title",
@@ -239,7 +238,7 @@ def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
         f"calculon-body ::={line} {payload}{line}{close}",
         'calculon-list ::= "[" calculon-json ("," " "? calculon-json)* "]"',
         f"calculon-named ::= {_named_calls(list(arguments), syntax)}",
-        f"calculon-think ::= {_literal(THINK_OPEN)} calculon-any*",
+        f"calculon-think ::= {_literal(syntax.think[0])} calculon-any*",
     ]
 
 

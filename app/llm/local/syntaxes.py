@@ -22,6 +22,7 @@ from app.core.messages import ToolCall
 FENCE_OPEN = "```json"
 BARE_OPENERS = ("{", FENCE_OPEN)
 _TEMPLATE_ID = re.compile(r"[A-Za-z0-9]{9}")
+THINK = ("<think>", "</think>")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +48,9 @@ class CallSyntax:
     # the template refuses two user turns without an assistant answer between them, even where the
     # first turn's calls and results stand there (a turn that ended without an answer)
     alternates: bool = False
+    chunks: bool = False  # the template takes an empty answer only as a list of text chunks (Ministral 3)
+    # what opens and closes the model's thinking before its answer or call, where it thinks
+    think: tuple[str, str] = THINK
 
     @property
     def openers(self) -> tuple[str, ...]:
@@ -117,6 +121,10 @@ MISTRAL_IDS = CallSyntax(
 )
 # Devstral Small 2507 and Ministral 3: [TOOL_CALLS]name[ARGS]{...}, once per call
 MISTRAL_ARGS = CallSyntax("mistral-args", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", args_marker="[ARGS]")
+# Ministral 3 Reasoning: Devstral's calls, after its thinking in [THINK]...[/THINK]
+MISTRAL_THINK = dataclasses.replace(
+    MISTRAL_ARGS, name="mistral-think", alternates=True, chunks=True, think=("[THINK]", "[/THINK]")
+)
 # Granite 3.x: <|tool_call|>[{...}, ...]; the template renders the assistant's text only
 GRANITE3 = CallSyntax(
     "granite3", "<|tool_call|>", "", "<|start_of_role|>tool<|end_of_role|>", listed=True, in_text=True
