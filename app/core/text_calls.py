@@ -10,7 +10,8 @@ Recognised: the whole reply as one JSON object (or a list of them) with ``name``
 ``arguments`` (or ``parameters``, Llama 3.1's key), optionally fenced in a code block, or
 behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]`` with a JSON list or
 ``name[ARGS]{...}``, Llama 3.1
-``<|python_tag|>``, Granite 3 ``<|tool_call|>``), after any prose.
+``<|python_tag|>``, Granite 3 ``<|tool_call|>``), after any prose; and Gemma 4's own
+``<|tool_call>call:name{key:<|"|>text<|"|>}<tool_call|>``, which is not JSON.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import dataclasses
 import json
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from app.core import gemma_values
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.toolrun import schema_error
 
@@ -29,6 +31,7 @@ WRITTEN_REASK = "That was a tool call written as text, and its result is above. 
 WRITTEN_FAILURE = "The model answered with a tool call written as text, so no answer is shown."
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_GEMMA = re.compile(r"<\|tool_call>\s*(call:.*?)\s*(?:<tool_call\|>|$)", re.DOTALL)
 _MARKERS = ("[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>")
 
 
@@ -51,7 +54,7 @@ class Written:
     notice: str
 
 
-_OPENERS = ("{", "[", "```", "<tool_call>", *_MARKERS)
+_OPENERS = ("{", "[", "```", "<tool_call>", gemma_values.CALL_OPEN, *_MARKERS)
 
 
 def may_open_call(text: str) -> bool:
@@ -89,6 +92,10 @@ def calls_in_text(text: str, tools: Sequence[ToolSpec]) -> TextCalls | None:
 
 
 def _split(text: str) -> tuple[str, list[Mapping[str, Any]]]:
+    gemma = list(_GEMMA.finditer(text))
+    if gemma:
+        bodies = _gemma(match.group(1) for match in gemma)
+        return (text[: gemma[0].start()].strip(), bodies) if bodies else ("", [])
     tagged = list(_TAGGED.finditer(text))
     if tagged:
         bodies = [body for match in tagged for body in _bodies(match.group(1))]
@@ -127,6 +134,18 @@ def _named(text: str) -> list[Mapping[str, Any]]:
         if not marker or not name or value is None:
             return []
         bodies.append({"name": name, "arguments": value})
+    return bodies
+
+
+def _gemma(calls: Iterable[str]) -> list[Mapping[str, Any]]:
+    """Gemma 4's ``call:name{...}`` calls, when each reads as one, else none."""
+    bodies: list[Mapping[str, Any]] = []
+    for call in calls:
+        try:
+            name, arguments = gemma_values.parse_call(call)
+        except ValueError:
+            return []
+        bodies.append({"name": name, "arguments": arguments})
     return bodies
 
 

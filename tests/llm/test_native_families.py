@@ -18,12 +18,10 @@ NATIVE_HERMES = [
     "ibm-granite-granite-4.0",
 ]
 # Llama 3.x, Mistral (Nemo, Small 3.2, Devstral, Ministral 3 Reasoning) and Granite 3:
-# tests/llm/test_native_syntaxes.py. Templates with tool sections in syntaxes not built (Gemma 4's
-# own non-JSON call:name{...}) and templates without tools (llama.cpp's copy of SmolLM3's renders
-# none, nor Phi-3.5's, nor Gemma 2's; Gemma 3's, in the built-in model's file: test_local_native.py):
-# Calculon's format.
+# tests/llm/test_native_syntaxes.py; Gemma 4: tests/llm/test_native_gemma.py. Templates without
+# tools (llama.cpp's copy of SmolLM3's renders none, nor Phi-3.5's, nor Gemma 2's; Gemma 3's, in
+# the built-in model's file: test_local_native.py): Calculon's format.
 CALCULONS_OWN = [
-    "google-gemma-4-31B-it",
     "HuggingFaceTB-SmolLM3-3B",
     "microsoft-Phi-3.5-mini-instruct",
     "google-gemma-2-2b-it",

@@ -39,6 +39,10 @@ def parse_calls(
         items = syntax.items(text)
     except json.JSONDecodeError as exc:
         return (ToolCall(new_call_id(), _name_of(text), {}, raw_arguments_error=f"invalid JSON: {exc}"),)
+    except ValueError as exc:  # Gemma's own call:name{...}, not JSON
+        return (
+            ToolCall(new_call_id(), "?", {}, raw_arguments_error=f"not a call in the model's syntax: {exc}"),
+        )
     if not items:
         return (ToolCall(new_call_id(), "?", {}, raw_arguments_error="an empty list of calls"),)
     return tuple(_checked(item, tools, syntax.arguments) for item in items)

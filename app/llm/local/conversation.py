@@ -111,6 +111,7 @@ def render_tool_result(message: Message) -> str:
 _MARKUP = re.compile(
     r"<(\|[^|<>\n]{1,40}\|)>"
     r"|<(/?(?:start_of_turn|end_of_turn|tool_call|tool_result|tool_response|tools|s|bos|eos)\b[^<>\n]{0,80})>"
+    r"|<(\|[a-z_]{1,20}|[a-z_]{1,20}\|)>"  # Gemma 4's <|turn>, <tool_call|>, <|tool_response>...
     r"|\[(/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|TOOL_CONTENT|ARGS|CALL_ID))\]",
     re.IGNORECASE,
 )

@@ -10,9 +10,10 @@ change. Anything else keeps Calculon's own format (the tool list in the system t
 
 Only syntaxes checked against real published template texts are recognised (syntaxes.py):
 Hermes (Qwen2.5, Qwen3, Hermes 2 Pro and 3, Granite 4.0), Llama 3.1-3.3, Mistral Nemo's list,
-Granite 3's. Each is confirmed by rendering a probe conversation through the
-template at load time: a template that names the markers but does not render a call
-and a result with them keeps Calculon's format.
+Mistral Small 3.2's, Devstral's and Ministral 3 Reasoning's named calls, Granite 3's, Gemma 4's.
+Each is confirmed by rendering a probe conversation through the template at load time: a
+template that names the markers but does not render a call and a result with them keeps
+Calculon's format.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.conversation import DESCRIPTION_CHARS, Turn, fence, first_sentence, sentences
 from app.llm.local.syntaxes import (
+    GEMMA4,
     GRANITE3,
     HERMES,
     LLAMA3,
@@ -71,6 +73,8 @@ def detect_syntax(template: str) -> CallSyntax | None:
         return MISTRAL
     if GRANITE3.open in template and "available_tools" in template:
         return GRANITE3
+    if f"{GEMMA4.open}call:" in template and GEMMA4.result_open in template and "declaration:" in template:
+        return GEMMA4
     return None
 
 
@@ -86,7 +90,7 @@ class NativeFormat:
         self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos_token, bos_token=bos_token)
         self.syntax, self._plain = syntax, plain
         self.name = f"{plain.name}+{syntax.name}"
-        self.stop: tuple[str, ...] = plain.stop
+        self.stop: tuple[str, ...] = tuple(dict.fromkeys((*plain.stop, *syntax.ends)))
         self.thinks: bool = syntax.think[0] in template  # it thinks in its own markers
 
     def render(self, turns: Sequence[Turn]) -> str:
@@ -116,7 +120,7 @@ class NativeFormat:
         results = prompt[written:].split(self.syntax.result_open, 1)
         return (
             written > 0
-            and '"probe_tool"' in prompt[:written]  # the tool listed before the call
+            and self.syntax.declared.format(_PROBE_TOOL.name) in prompt[:written]  # listed before the call
             and len(results) == 2
             and _PROBE_RESULT in results[1]
         )
@@ -159,9 +163,15 @@ def template_messages(system: str, messages: Sequence[Message], syntax: CallSynt
     """The conversation in the template's own roles: calls on the assistant turn, results as
     ``tool`` messages (fenced: a tool's output must not open a turn of its own)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": system.strip()}] if system.strip() else []
+    after_result = False
     for message in messages:
         if message.role == "tool":
             text = f"Error: {message.text}" if message.is_error else message.text
+            after_result = True
+            if syntax.results_on_call and out and out[-1]["role"] == "assistant":
+                response = {"name": message.tool_name, "response": fence(text)}
+                out[-1].setdefault("tool_responses", []).append(response)
+                continue
             out.append(
                 {
                     "role": "tool",
@@ -172,10 +182,12 @@ def template_messages(system: str, messages: Sequence[Message], syntax: CallSynt
             )
         elif message.role == "assistant":
             out.extend(_assistant(message, syntax))
+            after_result = False
         else:
-            if syntax.alternates and out and out[-1]["role"] == "tool":
+            if syntax.alternates and after_result:
                 out.append({"role": "assistant", "content": _empty(syntax)})  # that turn ended unanswered
             out.append({"role": "user", "content": message.text})
+            after_result = False
     return out
 
 

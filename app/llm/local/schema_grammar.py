@@ -23,7 +23,7 @@ from typing import Any
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from app.core.messages import ToolSpec
-from app.llm.local import backed, operands, typed
+from app.llm.local import backed, gemma_grammar, operands, typed
 from app.llm.local.backed import BackedForms
 from app.llm.local.syntaxes import CALCULON, FENCE_OPEN, CallSyntax
 
@@ -138,7 +138,8 @@ def tool_rules(
         arguments[tool.name] = schema
         if not ok:
             relaxed.append(tool.name)
-    objects = _numeric_objects(arguments.values(), syntax.arguments)
+    # the typed-arguments rules rewrite the JSON converter's rules, which Gemma's grammar has none of
+    objects = _numeric_objects(arguments.values(), syntax.arguments) if syntax.form == "json" else {}
     return ToolRules(tuple(_call_rules(arguments, syntax)), tuple(relaxed), objects, _barred(syntax))
 
 
@@ -214,6 +215,13 @@ def _inert(lines: Sequence[str], constrained: set[str]) -> set[str]:
 
 
 def _call_rules(arguments: Mapping[str, Any], syntax: CallSyntax) -> list[str]:
+    if syntax.form == "gemma":
+        return [
+            *gemma_grammar.call_rules(arguments),
+            f"calculon-call ::= {_literal(syntax.open)} calculon-body",
+            f"calculon-body ::= gemma-call {_literal(syntax.close)}",
+            f"calculon-think ::= {_literal(syntax.think[0])} calculon-any*",
+        ]
     union: dict[str, Any] = {
         "anyOf": [_call_schema(name, schema, syntax) for name, schema in arguments.items()]
     }

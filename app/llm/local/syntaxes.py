@@ -1,11 +1,12 @@
 """The tool-call syntaxes of the model families, as their own chat templates render them.
 
-A call is always a JSON object naming the tool and holding its arguments, under the grammar
+A call is a JSON object naming the tool and holding its arguments, under the grammar
 built from the tools' schemas (schema_grammar.py); a syntax says what is around it: the
 marker that opens it (none for Llama 3.x, whose call is the JSON alone), what closes it (or
 the JSON's own last brace), the key of the arguments ("parameters" for Llama 3.x), whether
 several calls go in one JSON list (Mistral, Granite 3) and whether each carries the call id
-the template checks (Mistral Nemo). Each was read off a published model's template text.
+the template checks (Mistral Nemo). Gemma 4's call is not JSON but its own ``call:name{...}``
+(its grammar: gemma_grammar.py). Each was read off a published model's template text.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from app.core import gemma_values
 from app.core.messages import ToolCall
 
 FENCE_OPEN = "```json"
@@ -51,6 +53,11 @@ class CallSyntax:
     chunks: bool = False  # the template takes an empty answer only as a list of text chunks (Ministral 3)
     # what opens and closes the model's thinking before its answer or call, where it thinks
     think: tuple[str, str] = THINK
+    # "gemma": the call is Gemma 4's ``call:name{key:value}``, not JSON (app/core/gemma_values.py)
+    form: str = "json"
+    results_on_call: bool = False  # results go on the assistant message that made the calls
+    ends: tuple[str, ...] = ()  # what ends the model's turn, beside the format's own stop text
+    declared: str = '"{}"'  # how the template's tool list names a tool
 
     @property
     def openers(self) -> tuple[str, ...]:
@@ -81,7 +88,11 @@ class CallSyntax:
         return isinstance(value, dict) or (self.listed and isinstance(value, list))
 
     def items(self, text: str) -> list[Any]:
-        """The call objects in the text after the opening marker; raises ValueError where it is not JSON."""
+        """The call objects in the text after the opening marker; raises ValueError where it is not
+        JSON (nor, in Gemma's form, a ``call:name{...}``)."""
+        if self.form == "gemma":
+            tool, values = gemma_values.parse_call(text)
+            return [{"name": tool, self.arguments: values}]
         if self.args_marker:
             head, marker, arguments = text.partition(self.args_marker)
             if not marker:
@@ -125,6 +136,20 @@ MISTRAL_ARGS = CallSyntax("mistral-args", "[TOOL_CALLS]", "", "[TOOL_RESULTS]", 
 MISTRAL_THINK = dataclasses.replace(
     MISTRAL_ARGS, name="mistral-think", alternates=True, chunks=True, think=("[THINK]", "[/THINK]")
 )
+# Gemma 4: <|tool_call>call:name{key:<|"|>text<|"|>,n:5}<tool_call|>, one after another; the
+# results follow the calls in the same model turn, thoughts go in <|channel>thought...<channel|>
+GEMMA4 = CallSyntax(
+    "gemma4",
+    gemma_values.CALL_OPEN,
+    gemma_values.CALL_CLOSE,
+    "<|tool_response>",
+    think=("<|channel>thought", "<channel|>"),
+    form="gemma",
+    results_on_call=True,
+    ends=("<turn|>",),
+    declared="declaration:{}{{",
+    alternates=True,
+)
 # Granite 3.x: <|tool_call|>[{...}, ...]; the template renders the assistant's text only
 GRANITE3 = CallSyntax(
     "granite3", "<|tool_call|>", "", "<|start_of_role|>tool<|end_of_role|>", listed=True, in_text=True
@@ -136,6 +161,9 @@ def render_calls(calls: Sequence[ToolCall], syntax: CallSyntax) -> str:
     each behind its own marker where the name stands outside the JSON."""
     if syntax.args_marker:
         return "".join(f"{syntax.open}{syntax.named(call)}" for call in calls)
+    if syntax.form == "gemma":
+        written = (gemma_values.render_call(call.name, call.arguments) for call in calls)
+        return "".join(f"{syntax.open}{call}{syntax.close}" for call in written)
     bodies = [syntax.body(call) for call in calls]
     payload = json.dumps(bodies if syntax.listed else bodies[0], ensure_ascii=False)
     line = "\n" if syntax.newline else ""
