@@ -17,6 +17,7 @@ import pytest
 from app.core.backend import TextChunk, ThoughtChunk
 from app.core.messages import Message, ToolCall
 from app.core.text_calls import calls_in_text
+from app.llm.local.backed import backed_forms
 from app.llm.local.calls import parse_calls
 from app.llm.local.formats import ChatFormat, choose_format
 from app.llm.local.phases import Phases, PhaseSetup
@@ -298,3 +299,13 @@ def test_a_call_written_as_text_in_the_familys_syntax_is_never_an_answer(name: s
     found = calls_in_text(prose + render_calls(calls, syntax), calculator_tools())
     assert found is not None and [c.name for c in found.calls] == [c.name for c in calls]
     assert [dict(c.arguments) for c in found.calls] == [dict(c.arguments) for c in calls]
+
+
+def test_a_calculon_mode_answer_that_states_the_result_cannot_open_a_mistral_call(vocab) -> None:
+    forms = backed_forms(["Add 51 and 3.", "54"])
+    grammar = answer_only(forms, frozenset({"54"}), syntax=MISTRAL_ARGS).decide
+    assert accepts(vocab, grammar, "The sum is 54.")
+    assert not accepts(vocab, grammar, "[TOOL_CALLS] 54.")
+    assert not accepts(vocab, grammar, "[54]")
+    calculons = answer_only(forms, frozenset({"54"})).decide
+    assert accepts(vocab, calculons, "[The sum] 54.")  # Calculon's own grammar is unchanged

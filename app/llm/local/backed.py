@@ -106,6 +106,7 @@ def result_rules(
     head: frozenset[str] | None = None,
     units: frozenset[str] | None = None,
     formulas: frozenset[str] = frozenset(),
+    barred: str = "",
 ) -> list[str]:
     """``calculon-ranswer``: a backed answer that states the tool's result (one of its forms) and
     ends with that sentence: a small model otherwise writes "38 - 9 = 38." beside the right
@@ -113,13 +114,16 @@ def result_rules(
     within MAX_HEAD, other backed numbers (``head``: by default every backed form) and, as the
     one formula, the calculation that was run (``formulas``: its written forms); after it,
     words only (and the calculator's rounding note), to the end of the line, or, given
-    ``units``, only one of them and a full stop."""
+    ``units``, only one of them and a full stop. ``barred``: what else the answer may not open
+    with (the "[" of a Mistral model's [TOOL_CALLS])."""
     result = set(result)
     note = f" | {_alternatives(forms.notes)}" if forms.notes else ""
     before = (forms.text if head is None else head) - result
     # No operator outside the formula that ran: "38 - 9 = -43." and "(23 - 23) / 12 = 2.5" were
     # written before right results, backed number by number and false as equations.
     words = f"[^<{{0-9{_NUMERALS}=≈\\n\\x00{_OPERATORS}]"
+    extra = "".join(f"\\{c}" if c in "[]^\\-" else c for c in barred if c not in "<{")
+    first = f"{words[:-1]}{extra}]" if extra else words
     formula = " | calculon-rformula" if formulas else ""
     return [
         f"calculon-rnum ::= {_alternatives(result)}",
@@ -132,7 +136,7 @@ def result_rules(
         # No "<" anywhere: "You can call this tool: <tool_call>" would end the reply before the
         # result. No line break and a bounded length: a head that lists the tools or writes code
         # ("You can use the following tools:\n- add(a, b) ...") otherwise runs into the token cap.
-        f"calculon-rhead ::= ({words} | calculon-hnum calculon-hafter{formula})"
+        f"calculon-rhead ::= ({first} | calculon-hnum calculon-hafter{formula})"
         f" calculon-hseg{{0,{MAX_HEAD}}}",
         f"calculon-hseg ::= {words} | calculon-hnum calculon-hafter{note}{formula}",
         f"calculon-hafter ::= [^<{{0-9{_NUMERALS}.,=≈\\n\\x00{_OPERATORS}] | [.,] {words}",

@@ -99,8 +99,9 @@ def answer_only(
     """A step that may only answer; in Calculon mode, with backed numbers alone, and stating
     the last tool result when it holds a number (``result``: its forms; ``head``: the numbers
     the answer may write before it; ``units``: given, the answer ends with the result and one
-    of these; ``formulas``: the calculation that ran, the one formula it may write). Outside
-    Calculon mode the answer opens with nothing that opens a call in ``syntax`` either."""
+    of these; ``formulas``: the calculation that ran, the one formula it may write). In either
+    mode the answer opens with nothing that opens a call in ``syntax`` (Calculon mode's backed
+    answer bars "<", "{", "`" and "[" by itself; the one that states the result is told)."""
     if forms is None:
         barred = "".join(dict.fromkeys(f"<{{`{_barred(syntax)}"))
         if barred == "<{`":
@@ -112,7 +113,7 @@ def answer_only(
         rules = [
             "root ::= calculon-ranswer",
             *rules[1:],
-            *backed.result_rules(result, forms, head, units, formulas),
+            *backed.result_rules(result, forms, head, units, formulas, _barred(syntax)),
         ]
     return StepGrammar("\n".join(rules), "", allows_calls=False, keeps_answer=True, result=result)
 

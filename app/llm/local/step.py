@@ -142,7 +142,7 @@ class StepRunner:
             if forms is None:
                 return answer_only(None, syntax=self.format.syntax)
             result, head, units = last_result_forms(request), head_forms(request), answer_units(request)
-            return answer_only(forms, result, head, units, formulas(request))
+            return answer_only(forms, result, head, units, formulas(request), syntax=self.format.syntax)
         ops = operands_for(request, forms, one_call=limit == 1)
         return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
 
