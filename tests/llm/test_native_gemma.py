@@ -18,8 +18,9 @@ from app.core.text_calls import calls_in_text, may_open_call
 from app.llm.local.backed import backed_forms
 from app.llm.local.calls import parse_calls
 from app.llm.local.formats import ChatFormat, choose_format
+from app.llm.local.operands import operands
 from app.llm.local.phases import Phases, PhaseSetup
-from app.llm.local.schema_grammar import build_step_grammar
+from app.llm.local.schema_grammar import build_step_grammar, compose, tool_rules
 from app.llm.local.step import format_notice, stops_for
 from app.llm.local.syntaxes import GEMMA4, render_calls
 from tests.llm.family_templates import chat_template
@@ -172,6 +173,13 @@ def test_in_calculon_mode_the_calls_numbers_are_the_backed_ones(vocab) -> None:
     assert accepts(vocab, grammar.decide, render_calls((FIRST,), GEMMA4))
     made_up = dataclasses.replace(FIRST, arguments={"a": 52, "b": 3})
     assert not accepts(vocab, grammar.decide, render_calls((made_up,), GEMMA4))
+    # with the user's numbers as the operands the call must use (the step's grammar on its first call)
+    ops = operands("Add 51 and 3.", forms.arguments, every=True)
+    narrowed = compose(
+        tool_rules(calculator_tools(), None, GEMMA4), forced=True, thinks=False, forms=forms, ops=ops
+    )
+    assert accepts(vocab, narrowed.decide, render_calls((FIRST,), GEMMA4))
+    assert not accepts(vocab, narrowed.decide, render_calls((made_up,), GEMMA4))
 
 
 # --- reading what the model wrote ---
