@@ -388,6 +388,8 @@ class ServerConnection(Offered):
 
     def _set_state(self, state: str) -> None:
         self.state = state
+        if self.oauth is not None:
+            self.oauth.track(state)
         if state in DOWN:
             self._settle()  # callers waiting for the server learn it is not coming
         self._changed()

@@ -10,7 +10,10 @@ exchange and refreshing. Calculon adds where things live and when a person is in
   to a file. (Per server URL, not per issuer: the SDK's storage never learns the issuer;
   it drops credentials itself when a server's authorization server changes.);
 * the consent page opens only after the user chose Sign in; until then a server that
-  wants a sign-in stops at "unauthorized" instead of opening a browser unasked;
+  wants a sign-in stops at "unauthorized" instead of opening a browser unasked. Once signed
+  in and serving, what the server asks for next continues that sign-in without a second
+  click: more scopes on a call (a 403 ``insufficient_scope``: the SDK asks for the union of
+  the scopes and retries the request once) or a move to another authorization server;
 * the authorization code comes back on a loopback redirect (``http://127.0.0.1:PORT/callback``).
 """
 
@@ -117,7 +120,9 @@ class OAuthSignIn:
         self.open_browser = open_browser
         self.client = client  # the entry's "oauth": a pre-registered client_id and client_secret
         self.storage = KeyringTokenStorage(server_url)
-        self.allowed = False  # set by Sign in, for the next connection attempt only
+        self.allowed = False  # set by Sign in, until that connection attempt is over
+        self.live = False  # signed in and serving (set by the connection while it is ready)
+        self.failure = ""  # why the last consent came to nothing
         self.port = _registered_port(self.storage) or _free_port()
         self._loopback: LoopbackRedirect | None = None
 
@@ -179,10 +184,24 @@ class OAuthSignIn:
             token_endpoint_auth_method="client_secret_basic" if isinstance(secret, str) else "none",
         )
 
+    def track(self, state: str) -> None:
+        """The connection's state: a Sign in lasts until its attempt is ready or has failed."""
+        self.live = state == "ready"
+        if state in ("ready", "unauthorized", "crashed", "failed", "stopped"):
+            self.allowed = False
+
     async def _consent(self, authorization_url: str) -> None:
-        if not self.allowed:
+        # Allowed for the whole attempt: an authorization server that changes during it (its
+        # first token already refused) needs a second consent within the same sign-in.
+        if not (self.allowed or self.live):
             raise SignInNeeded("the server needs a sign-in")
-        self.allowed = False
+        if self.live:
+            logger.warning(
+                "server %s asks to sign in again (more access, or another authorization server); "
+                "if no browser opens, open %s",
+                self.server_url,
+                authorization_url,
+            )
         # Listening before the browser opens: the redirect may come back at once.
         self._loopback = loopback = await LoopbackRedirect.listen(self.port)
         try:
@@ -196,7 +215,12 @@ class OAuthSignIn:
         loopback, self._loopback = self._loopback, None
         if loopback is None:
             raise OAuthFlowError("the sign-in asked for its code before opening the browser")
-        return await loopback.result(CONSENT_TIMEOUT_S)
+        self.failure = ""
+        try:
+            return await loopback.result(CONSENT_TIMEOUT_S)
+        except OAuthFlowError as exc:  # kept for the call it cut short: the SDK only closes the stream
+            self.failure = str(exc)
+            raise
 
 
 class LoopbackRedirect:
@@ -232,11 +256,16 @@ class LoopbackRedirect:
             )
             await writer.drain()
         query = parse_qs(urlsplit(request_line[1]).query) if len(request_line) > 1 else {}
-        if "code" in query and not self.arrived.done():
-            first = {key: values[0] for key, values in query.items()}
+        first = {key: values[0] for key, values in query.items()}
+        if self.arrived.done():
+            return
+        if "code" in first:
             self.arrived.set_result(
                 AuthorizationCodeResult(code=first["code"], state=first.get("state"), iss=first.get("iss"))
             )
+        elif "error" in first:  # RFC 6749 4.1.2.1: refused (invalid_scope, access_denied...)
+            why = ": ".join(filter(None, (first["error"], first.get("error_description"))))
+            self.arrived.set_exception(OAuthFlowError(f"the authorization server refused the sign-in: {why}"))
 
 
 def _registered_port(storage: KeyringTokenStorage) -> int | None:

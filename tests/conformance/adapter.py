@@ -11,8 +11,11 @@ particular values, the ones below), answering forms with ``--elicit {}`` so that
 own defaults are what the server gets back. A server that wants a sign-in gets one as a user
 would: ``calculon auth login conf --no-browser``, its printed address opened by a script that
 plays the person consenting (the suite's authorization servers grant at once), the redirect
-followed back to the CLI's loopback address. Tokens live in a keyring file shared by the
-adapter's CLI processes (tests.keyrings.FileKeyringForTests: the test machine has no keyring).
+followed back to the CLI's loopback address. Where a server asks a signed-in CLI to sign in
+again (more scopes on a call, another authorization server), the CLI opens the system browser:
+``BROWSER`` names this script's ``--consent``, which plays the person there the same way.
+Tokens live in a keyring file shared by the adapter's CLI processes
+(tests.keyrings.FileKeyringForTests: the test machine has no keyring).
 """
 
 from __future__ import annotations
@@ -131,6 +134,8 @@ def _environment(home: Path, url: str, scenario: str) -> dict[str, str]:
         **os.environ,
         **secret,
         **file_keyring_env(home / "keyring.json"),
+        # What Python's webbrowser opens: this script, consenting at once.
+        "BROWSER": f"{sys.executable} {Path(__file__).resolve()} --consent %s",
         "CALCULON_CONFIG_DIR": str(config),
         "CALCULON_CACHE_DIR": str(home / "cache"),
         "CALCULON_DATA_DIR": str(home / "data"),
@@ -166,4 +171,7 @@ def _value(schema: dict[str, Any]) -> Any:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--consent"]:
+        _consent(sys.argv[2])
+        sys.exit(0)
     sys.exit(main(sys.argv[-1]))

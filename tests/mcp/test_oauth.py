@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import anyio
 import pytest
 from mcp.shared.auth import OAuthClientInformationFull
 
@@ -121,3 +122,73 @@ async def test_a_client_metadata_url_falls_back_to_registration_where_the_server
         await supervisor.aclose()
     (registered,) = provider.clients
     assert not registered.startswith("https://") and f"client_id={registered}" in browser.opened[0]
+
+
+async def test_a_call_that_needs_more_scope_signs_in_again_for_all_of_them_and_runs_once(
+    supervise, keyring_store
+):
+    provider, browser = oa.InMemoryAuthorizationServer(scopes=["read", "write"]), oa.ScriptedBrowser()
+    app = oa.protected_app(provider, call_scope="write")
+    async with rs.serving(app) as base:
+        supervisor, _ = supervise(ServerEntry("hosted", url=f"{base}/mcp"), handlers=with_browser(browser))
+        await supervisor.start()
+        assert (await supervisor.sign_in("hosted", timeout=30)).state == "ready"
+        assert "scope=read&" in browser.opened[0] or browser.opened[0].endswith("scope=read")
+
+        # Signed in and serving: the 403 continues that sign-in, no second Sign in needed.
+        assert (await supervisor.call_tool("multiply", {"a": 6, "b": 7})).text == "42"
+        assert provider.consents == 2 and "scope=read+write" in browser.opened[1]
+        assert (await supervisor.call_tool("multiply", {"a": 2, "b": 5})).text == "10"
+        assert provider.consents == 2  # the wider token is kept
+        await supervisor.aclose()
+
+
+async def test_a_server_that_never_grants_enough_scope_is_asked_once_per_call_not_in_a_loop(
+    supervise, keyring_store
+):
+    # The person at the browser grants "read" only, however often "write" is asked for.
+    provider = oa.InMemoryAuthorizationServer(scopes=["read", "write"], withheld={"write"})
+    browser = oa.ScriptedBrowser()
+    async with rs.serving(oa.protected_app(provider, call_scope="write")) as base:
+        supervisor, _ = supervise(ServerEntry("hosted", url=f"{base}/mcp"), handlers=with_browser(browser))
+        await supervisor.start()
+        assert (await supervisor.sign_in("hosted", timeout=30)).state == "ready"
+        result = await supervisor.call_tool("multiply", {"a": 6, "b": 7})
+        assert result.is_error and provider.consents == 2  # the sign-in, one step-up, no more
+        await supervisor.aclose()
+
+
+async def test_a_server_needing_a_sign_in_at_start_still_waits_for_sign_in_after_one_was_used(
+    supervise, keyring_store
+):
+    provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
+    async with rs.serving(oa.protected_app(provider)) as base:
+        entry = ServerEntry("hosted", url=f"{base}/mcp")
+        first, _ = supervise(entry, handlers=with_browser(browser))
+        await first.start()
+        assert (await first.sign_in("hosted", timeout=30)).state == "ready"
+        await first.aclose()
+        provider.access.clear()
+        provider.refresh.clear()  # revoked: only a new consent can help
+
+        second, _ = supervise(entry, handlers=with_browser(browser))
+        await second.start()
+        assert [s.state for s in second.states()] == ["unauthorized"]
+        assert len(browser.opened) == 1  # the browser opens only when the user signs in again
+        await second.aclose()
+
+
+async def test_an_authorization_server_refusing_the_step_up_fails_the_call_at_once_saying_why(
+    supervise, keyring_store
+):
+    # "write" is no scope this authorization server knows: it redirects back with invalid_scope.
+    provider, browser = oa.InMemoryAuthorizationServer(scopes=["read"]), oa.ScriptedBrowser()
+    async with rs.serving(oa.protected_app(provider, call_scope="write")) as base:
+        supervisor, _ = supervise(ServerEntry("hosted", url=f"{base}/mcp"), handlers=with_browser(browser))
+        await supervisor.start()
+        assert (await supervisor.sign_in("hosted", timeout=30)).state == "ready"
+        with anyio.fail_after(10):  # not the consent timeout's 300 s, nor the call's 30 s
+            result = await supervisor.call_tool("multiply", {"a": 6, "b": 7})
+        assert result.is_error and len(browser.opened) == 2
+        assert "refused the sign-in: invalid_scope" in result.text, result.text
+        await supervisor.aclose()
