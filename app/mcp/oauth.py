@@ -6,9 +6,10 @@ exchange and refreshing. Calculon adds where things live and when a person is in
 
 * tokens, their expiry and the client registration are kept in the OS keyring, per
   server URL (service ``calculon``, users ``oauth:URL:tokens``, ``:expires``, ``:client``),
-  so a sign-in survives a restart, an expired token is refreshed, and nothing is written
-  to a file. (Per server URL, not per issuer: the SDK's storage never learns the issuer;
-  it drops credentials itself when a server's authorization server changes.);
+  so a sign-in survives a restart and an expired token is refreshed; in a file only where
+  the user opted in to the encrypted one (:mod:`app.token_file`). (Per server URL, not per
+  issuer: the SDK's storage never learns the issuer; it drops credentials itself when a
+  server's authorization server changes.);
 * the consent page opens only after the user chose Sign in; until then a server that
   wants a sign-in stops at "unauthorized" instead of opening a browser unasked. Once signed
   in and serving, what the server asks for next continues that sign-in without a second
@@ -73,15 +74,15 @@ class KeyringTokenStorage:
         return _read(f"{self.prefix}:tokens", OAuthToken)
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
-        secrets.store_secret(f"{self.prefix}:tokens", tokens.model_dump_json(), "the sign-in token")
+        secrets.store_token(f"{self.prefix}:tokens", tokens.model_dump_json(), "the sign-in token")
         if tokens.expires_in is not None:  # the SDK keeps the expiry in memory only
             expires_at = str(time.time() + tokens.expires_in)
-            secrets.store_secret(f"{self.prefix}:expires", expires_at, "the sign-in token's expiry")
+            secrets.store_token(f"{self.prefix}:expires", expires_at, "the sign-in token's expiry")
 
     def expires_at(self) -> float | None:
         """When the stored access token expires (seconds since the epoch), if the server said."""
         try:
-            return float(secrets.stored_secret(f"{self.prefix}:expires") or "")
+            return float(secrets.stored_token(f"{self.prefix}:expires") or "")
         except ValueError:
             return None
 
@@ -91,13 +92,11 @@ class KeyringTokenStorage:
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         if self.pre_registered is not None:
             return
-        secrets.store_secret(
-            f"{self.prefix}:client", client_info.model_dump_json(), "the client registration"
-        )
+        secrets.store_token(f"{self.prefix}:client", client_info.model_dump_json(), "the client registration")
 
 
 def _read(user: str, model: type[_Stored]) -> _Stored | None:
-    raw = secrets.stored_secret(user)
+    raw = secrets.stored_token(user)
     if raw is None:
         return None
     try:
@@ -283,7 +282,7 @@ def _free_port() -> int:
 
 def signed_in(server_url: str) -> bool:
     """Whether the keyring holds a sign-in's tokens for this server URL."""
-    return secrets.stored_secret(f"oauth:{server_url}:tokens") is not None
+    return secrets.stored_token(f"oauth:{server_url}:tokens") is not None
 
 
 def token_expiry(server_url: str) -> float | None:
@@ -294,4 +293,4 @@ def sign_out(server_url: str) -> None:
     """Forget the server's tokens and client registration (raises SecretStoreError, worded)."""
     prefix = KeyringTokenStorage(server_url).prefix
     for what in ("tokens", "expires", "client"):
-        secrets.delete_secret(f"{prefix}:{what}", "the sign-in")
+        secrets.delete_token(f"{prefix}:{what}", "the sign-in")
