@@ -38,6 +38,7 @@ from mcp.shared.auth import (
 )
 
 from app import secrets
+from app.mcp import client_credentials
 from app.mcp.config import ServerEntry
 from app.mcp.remote import expand_headers
 
@@ -122,6 +123,7 @@ class OAuthSignIn:
         self.allowed = False  # set by Sign in, until that connection attempt is over
         self.live = False  # signed in and serving (set by the connection while it is ready)
         self.failure = ""  # why the last consent came to nothing
+        self._machine_tokens = client_credentials.MemoryTokens()  # the client credentials grant's
         self.port = _registered_port(self.storage) or _free_port()
         self._loopback: LoopbackRedirect | None = None
 
@@ -136,10 +138,18 @@ class OAuthSignIn:
         return cls(entry.url, open_browser, client if isinstance(client, Mapping) else None)
 
     @property
+    def machine(self) -> bool:
+        """The entry's client gets its token by itself (client credentials): no one signs in."""
+        return client_credentials.wanted(self.client)
+
+    @property
     def redirect_uri(self) -> str:
         return f"http://127.0.0.1:{self.port}/callback"
 
     def provider(self) -> OAuthClientProvider:
+        if self.machine:  # a machine's own credentials: no browser
+            assert self.client is not None
+            return client_credentials.provider(self.server_url, self.client, self._machine_tokens)
         metadata = OAuthClientMetadata(
             client_name="Calculon",
             redirect_uris=[self.redirect_uri],  # type: ignore[list-item]

@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import httpx2
 from mcp.client.sse import sse_client
@@ -125,10 +125,24 @@ async def _transport(
         yield streams
 
 
-def refusal(name: str, watch: HttpWatch, *, signs_in: bool = False) -> str:
-    """Why server ``name`` turned us away, for its last error. ``signs_in``: its entry sends no
+class SignsIn(Protocol):
+    """The server's OAuth (app.mcp.oauth.OAuthSignIn), as far as a refusal's wording needs it."""
+
+    @property
+    def machine(self) -> bool: ...
+
+
+def refusal(name: str, watch: HttpWatch, oauth: SignsIn | None = None) -> str:
+    """Why server ``name`` turned us away, for its last error. With ``oauth`` its entry sends no
     credentials of its own, so a 401 (whose challenge may name no metadata: that is found at a
-    well-known address) asks for an OAuth sign-in."""
+    well-known address) asks for an OAuth sign-in; unless the entry's own client credentials got
+    no token, which no sign-in can mend."""
+    signs_in = oauth is not None
+    if oauth is not None and oauth.machine:
+        return (
+            f"server {name}: no token for the client credentials in its entry ({watch.status}): check "
+            'the client_id and the secret or private key in its "oauth"'
+        )
     bearer = "bearer" in watch.challenge.lower()
     if (bearer and "resource_metadata" in watch.challenge) or (signs_in and (bearer or watch.status == 401)):
         return (

@@ -126,6 +126,16 @@ def _environment(home: Path, url: str, scenario: str) -> dict[str, str]:
     if isinstance(context.get("client_id"), str) and isinstance(context.get("client_secret"), str):
         entry["oauth"] = {"client_id": context["client_id"], "client_secret": "${CONF_CLIENT_SECRET}"}
         secret = {"CONF_CLIENT_SECRET": context["client_secret"]}
+    if isinstance(context.get("client_id"), str) and isinstance(context.get("private_key_pem"), str):
+        entry["oauth"] = {
+            "client_id": context["client_id"],
+            "private_key": "${CONF_PRIVATE_KEY}",
+            "signing_algorithm": context.get("signing_algorithm") or "RS256",
+        }
+        secret = {"CONF_PRIVATE_KEY": context["private_key_pem"]}
+    if scenario.startswith("auth/client-credentials"):
+        # A machine's own client: the user's entry asks for the grant that needs no browser.
+        entry["oauth"]["grant"] = "client_credentials"
     elif scenario.endswith("cimd"):
         # Where its client ID Metadata Document lives: a user hosts theirs; the suite names this one.
         entry["oauth"] = {"client_metadata_url": CIMD_URL}
