@@ -61,6 +61,9 @@ ARGUMENTS: dict[str, dict[str, dict[str, Any]]] = {
         "test_custom_headers_null": {"region": "eu-north1", "priority": 7, "query": "verbose left out"},
     },
 }
+# Scenarios that ask the client to send one tool's input schema, as it listed it, to another
+# tool (echo tool, listed tool): what comes back shows what the client kept of the schema.
+ECHO_SCHEMA = {"json-schema-2020-12-preservation": ("json_schema_echo", "json_schema_2020_12_tool")}
 # Each CLI command's limit: under the harness's own 30 s per scenario.
 COMMAND_TIMEOUT = 20
 
@@ -79,8 +82,12 @@ def main(url: str) -> int:
             return listed.returncode
         tools = [tool for tool in json.loads(listed.stdout or "[]") if tool.get("server") == SERVER]
         failed = 0
+        listed_schemas = {tool["tool"]: tool.get("input_schema") for tool in tools}
         for tool in tools:
             given = ARGUMENTS.get(scenario, {}).get(tool["tool"])
+            echo, source = ECHO_SCHEMA.get(scenario, ("", ""))
+            if tool["tool"] == echo:
+                given = {"schema": listed_schemas.get(source)}
             arguments = given or sample(tool.get("input_schema") or {})
             command = [calculon, "call", tool["name"], json.dumps(arguments), "--json"]
             done = _run([*command, "--yes", "--elicit", "{}"], env)
