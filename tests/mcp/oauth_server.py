@@ -25,8 +25,12 @@ from mcp.server.auth.provider import (
     RefreshToken,
     construct_redirect_uri,
 )
+from mcp.server.auth.routes import create_auth_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
 
 from tests.mcp.remote_servers import multiplier
 
@@ -161,6 +165,45 @@ class StepUp:
 
 async def _next(replay: Any, receive: Any) -> Any:
     return next(replay, None) or await receive()
+
+
+def authorization_server(provider: InMemoryAuthorizationServer) -> functools.partial[Any]:
+    """``provider`` alone, as an authorization server apart from any resource server."""
+
+    def build(base: str) -> Any:
+        options = ClientRegistrationOptions(enabled=True)
+        return Starlette(
+            routes=create_auth_routes(provider, AnyHttpUrl(base), client_registration_options=options)
+        )
+
+    return functools.partial(build)
+
+
+@dataclasses.dataclass
+class MovingResource:
+    """An MCP server whose protected resource metadata names one authorization server of several,
+    the one at ``current``, and which takes only that one's tokens: a server that moves."""
+
+    servers: dict[str, InMemoryAuthorizationServer]
+    current: str
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return self.servers[self.current].access.get(token)
+
+    def app(self) -> functools.partial[Any]:
+        def build(base: str) -> Any:
+            auth = AuthSettings(issuer_url=self.current, resource_server_url=None)
+            server = multiplier(token_verifier=self, auth=auth)
+
+            @server.custom_route("/.well-known/oauth-protected-resource/mcp", ["GET"])
+            async def metadata(_request: Any) -> JSONResponse:
+                return JSONResponse(
+                    {"resource": f"{base}/mcp", "authorization_servers": [f"{self.current}/"]}
+                )
+
+            return server.streamable_http_app()
+
+        return functools.partial(build)
 
 
 @dataclasses.dataclass

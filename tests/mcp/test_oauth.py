@@ -192,3 +192,48 @@ async def test_an_authorization_server_refusing_the_step_up_fails_the_call_at_on
         assert result.is_error and len(browser.opened) == 2
         assert "refused the sign-in: invalid_scope" in result.text, result.text
         await supervisor.aclose()
+
+
+@pytest.mark.parametrize("refresh_kept", [True, False])
+async def test_a_server_that_moves_back_to_an_earlier_authorization_server_needs_no_second_consent(
+    supervise, keyring_store, refresh_kept
+):
+    """Unless that server no longer takes its refresh token: then the sign-in is asked for again."""
+    first, second, browser = (
+        oa.InMemoryAuthorizationServer(),
+        oa.InMemoryAuthorizationServer(),
+        oa.ScriptedBrowser(),
+    )
+    async with (
+        rs.serving(oa.authorization_server(first)) as at_first,
+        rs.serving(oa.authorization_server(second)) as at_second,
+    ):
+        resource = oa.MovingResource({at_first: first, at_second: second}, current=at_first)
+        async with rs.serving(resource.app()) as base:
+            supervisor, log = supervise(
+                ServerEntry("hosted", url=f"{base}/mcp"), handlers=with_browser(browser)
+            )
+            await supervisor.start()
+            assert (await supervisor.sign_in("hosted", timeout=30)).state == "ready"
+            assert (await supervisor.call_tool("multiply", {"a": 6, "b": 7})).text == "42"
+
+            resource.current = at_second  # the first server's tokens are refused from now on
+            assert (await supervisor.call_tool("multiply", {"a": 2, "b": 5})).text == "10"
+            assert (first.consents, second.consents) == (1, 1)
+            assert set(first.clients).isdisjoint(second.clients)  # registered afresh, nothing carried over
+
+            resource.current = at_first  # and back: the first one's refresh token still works there
+            if refresh_kept:
+                assert (await supervisor.call_tool("multiply", {"a": 3, "b": 3})).text == "9"
+                assert (first.consents, second.consents) == (1, 1) and len(browser.opened) == 2
+            else:
+                first.refresh.clear()
+                since = len(log.events)
+                assert (await supervisor.call_tool("multiply", {"a": 3, "b": 3})).is_error
+                await log.wait_state("hosted", "unauthorized", since=since)  # the refresh refused: sign in
+                assert (await supervisor.sign_in("hosted", timeout=30)).state == "ready"
+                assert (await supervisor.call_tool("multiply", {"a": 3, "b": 4})).text == "12"
+                assert (first.consents, second.consents) == (2, 1) and len(browser.opened) == 3
+            await supervisor.aclose()
+    stored = {user for (service, user) in keyring_store.entries if service == secrets.SERVICE}
+    assert f"oauth:{base}/mcp:issuers" in stored  # the second server's credentials, kept apart
