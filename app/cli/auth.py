@@ -88,12 +88,12 @@ def command(args: argparse.Namespace) -> int:
 
 
 def _state(entry: ServerEntry) -> str:
-    from app.mcp import oauth
+    from app.mcp import client_credentials, oauth
 
     if any(header.lower() == "authorization" for header in entry.headers):
         return "sends its own Authorization header (no sign-in)"
-    if isinstance(client := entry.extra.get("oauth"), dict) and client.get("grant") == "client_credentials":
-        return "gets its tokens with the client credentials in its entry (no sign-in)"
+    if client_credentials.wanted(client if isinstance(client := entry.extra.get("oauth"), dict) else None):
+        return "gets its tokens with the credentials in its entry (no sign-in)"
     if not secrets.tokens_storable():
         return "not signed in (no system keyring to keep a sign-in)"
     if not oauth.signed_in(entry.url):

@@ -140,8 +140,8 @@ def refusal(name: str, watch: HttpWatch, oauth: SignsIn | None = None) -> str:
     signs_in = oauth is not None
     if oauth is not None and oauth.machine:
         return (
-            f"server {name}: no token for the client credentials in its entry ({watch.status}): check "
-            'the client_id and the secret or private key in its "oauth"'
+            f'server {name}: no token for the credentials in its entry\'s "oauth" ({watch.status}): '
+            "check its client_id and its secret, private key or assertion"
         )
     bearer = "bearer" in watch.challenge.lower()
     if (bearer and "resource_metadata" in watch.challenge) or (signs_in and (bearer or watch.status == 401)):

@@ -140,6 +140,14 @@ def _environment(home: Path, url: str, scenario: str) -> dict[str, str]:
             "signing_algorithm": context.get("signing_algorithm") or "RS256",
         }
         secret = {"CONF_PRIVATE_KEY": context["private_key_pem"]}
+    if isinstance(context.get("client_id"), str) and isinstance(context.get("valid_jwt"), str):
+        # Workload identity: the JWT the platform issued this workload, in the entry by reference.
+        entry["oauth"] = {
+            "grant": "jwt_bearer",
+            "client_id": context["client_id"],
+            "assertion": "${CONF_JWT}",
+        }
+        secret = {"CONF_JWT": context["valid_jwt"]}
     if scenario.startswith("auth/client-credentials"):
         # A machine's own client: the user's entry asks for the grant that needs no browser.
         entry["oauth"]["grant"] = "client_credentials"

@@ -1,8 +1,9 @@
-"""The client credentials grant: a server entry whose client is a machine gets its token with no
-browser and no Sign in, authenticated with its secret (HTTP basic) or a signed JWT (RFC 7523).
+"""A machine's own grants: a server entry whose client is a program gets its token with no browser
+and no Sign in: client credentials, authenticated with a secret (HTTP basic) or a signed JWT
+(RFC 7523 2.2), or the workload's own JWT as the grant (RFC 7523 2.1, workload identity).
 
-The SDK's authorization server has no client credentials grant, so this file serves one beside
-a real ``MCPServer``: its metadata and a token endpoint that checks what the client sends."""
+The SDK's authorization server has neither grant, so this file serves one beside a real
+``MCPServer``: its metadata and a token endpoint that checks what the client sends."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from app.mcp.config import ServerEntry
 from tests.mcp import remote_servers as rs
 
 pytestmark = pytest.mark.anyio
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 
 @dataclasses.dataclass
@@ -34,6 +36,7 @@ class MachineTokens:
     client_id: str
     secret: str = ""
     public_key: Any = None  # for a JWT assertion instead of a secret
+    workload_jwt: str = ""  # the grant itself, for the jwt-bearer grant
     issued: set[str] = dataclasses.field(default_factory=set)
     requests: list[dict[str, str]] = dataclasses.field(default_factory=list)
 
@@ -64,7 +67,10 @@ class MachineTokens:
     async def token(self, base: str, request: Request) -> JSONResponse:
         form = {key: str(value) for key, value in (await request.form()).items()}
         self.requests.append(form)
-        if form.get("grant_type") != "client_credentials" or not self._authenticated(base, request, form):
+        if self.workload_jwt:
+            if form.get("grant_type") != JWT_BEARER or form.get("assertion") != self.workload_jwt:
+                return JSONResponse({"error": "invalid_grant"}, status_code=400)
+        elif form.get("grant_type") != "client_credentials" or not self._authenticated(base, request, form):
             return JSONResponse({"error": "invalid_client"}, status_code=401)
         token = secrets.token_urlsafe(16)
         self.issued.add(token)
@@ -128,7 +134,7 @@ async def test_a_wrong_secret_leaves_the_server_unauthorized_saying_so(supervise
         await supervisor.start()
         (status,) = supervisor.states()
         assert status.state == "unauthorized"
-        assert "no token for the client credentials in its entry (401)" in status.last_error
+        assert 'no token for the credentials in its entry\'s "oauth" (401)' in status.last_error
         await supervisor.aclose()
     assert len(machine.requests) >= 1 and not machine.issued
 
@@ -140,3 +146,25 @@ async def test_an_entry_asking_for_the_grant_without_a_secret_or_key_says_what_i
     (status,) = supervisor.states()
     assert 'needs a "client_secret", a "private_key" or a "private_key_file"' in status.last_error
     await supervisor.aclose()
+
+
+@pytest.mark.parametrize("platform_jwt", ["issued.by.platform", "stale.or.foreign"])
+async def test_a_workload_presents_its_platform_jwt_from_a_file_as_the_grant_once(
+    supervise, tmp_path, platform_jwt
+):
+    machine = MachineTokens("workload", workload_jwt="issued.by.platform")
+    (tmp_path / "token").write_text(platform_jwt + "\n")  # as a platform mounts it
+    async with rs.serving(machine.app()) as base:
+        oauth = {"grant": "jwt_bearer", "client_id": "workload", "assertion_file": str(tmp_path / "token")}
+        supervisor, _ = supervise(ServerEntry("hosted", url=f"{base}/mcp", extra={"oauth": oauth}))
+        await supervisor.start()
+        (status,) = supervisor.states()
+        if platform_jwt == "issued.by.platform":
+            assert status.state == "ready", status
+            assert (await supervisor.call_tool("multiply", {"a": 4, "b": 5})).text == "20"
+        else:  # refused: said, and neither retried nor tried with another grant
+            assert status.state == "unauthorized" and "no token for the credentials" in status.last_error
+        await supervisor.aclose()
+    (form,) = machine.requests
+    assert form["grant_type"] == JWT_BEARER and form["assertion"] == platform_jwt
+    assert form["client_id"] == "workload" and "client_secret" not in form
