@@ -18,7 +18,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 import httpx2
-from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
 from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
@@ -141,6 +141,8 @@ class IssuerBoundProvider(OAuthClientProvider):
         self._refresh_first = self._refreshing = False
 
     def _select_authorization_server(self, advertised: list[str]) -> str:
+        if not secrets.tokens_storable():  # before registering anything that could not be kept
+            raise OAuthFlowError("there is no system keyring to keep a sign-in")
         held = self.context.client_info.issuer if self.context.client_info is not None else None
         if held and (same := [server for server in advertised if issuers_match(server, held)]):
             return same[0]

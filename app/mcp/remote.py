@@ -145,6 +145,12 @@ def refusal(name: str, watch: HttpWatch, oauth: SignsIn | None = None) -> str:
         )
     bearer = "bearer" in watch.challenge.lower()
     if (bearer and "resource_metadata" in watch.challenge) or (signs_in and (bearer or watch.status == 401)):
+        if not secrets.tokens_storable():  # Sign in would come back here: say what stops it
+            return (
+                f"server {name} needs you to sign in ({watch.status}), and there is no system keyring to "
+                "keep the sign-in: install and unlock a Secret Service (GNOME Keyring or KWallet), or keep "
+                f"it in an encrypted file with `calculon auth login {name} --token-store file`"
+            )
         return (
             f"server {name} needs you to sign in ({watch.status}): run `calculon auth login {name}`, "
             "or use Sign in in the servers panel"

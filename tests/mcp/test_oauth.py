@@ -7,6 +7,7 @@ import dataclasses
 
 import anyio
 import pytest
+from keyring.backends import fail
 from mcp.shared.auth import OAuthClientInformationFull
 
 from app import secrets
@@ -237,3 +238,17 @@ async def test_a_server_that_moves_back_to_an_earlier_authorization_server_needs
             await supervisor.aclose()
     stored = {user for (service, user) in keyring_store.entries if service == secrets.SERVICE}
     assert f"oauth:{base}/mcp:issuers" in stored  # the second server's credentials, kept apart
+
+
+async def test_without_a_keyring_the_server_says_sign_in_cannot_be_kept_and_names_both_fixes(supervise):
+    provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
+    with keyring_backend(fail.Keyring()):
+        async with rs.serving(oa.protected_app(provider)) as base:
+            entry = ServerEntry("hosted", url=f"{base}/mcp")
+            supervisor, _ = supervise(entry, handlers=with_browser(browser))
+            await supervisor.start()
+            status = await supervisor.sign_in("hosted", timeout=30)  # the window's Sign in, as the CLI's
+            await supervisor.aclose()
+    assert status.state == "unauthorized" and "no system keyring to keep the sign-in" in status.last_error
+    assert "`calculon auth login hosted --token-store file`" in status.last_error
+    assert browser.opened == [] and provider.clients == {}  # nothing half-done at the server either
