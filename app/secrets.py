@@ -97,6 +97,18 @@ def tokens_storable() -> bool:
     return token_file.opted_in() or keyring_available()
 
 
+def token_file_problem() -> str | None:
+    """Why the opted-in token file cannot be used now (no passphrase, a wrong one, damage), worded;
+    None when it can, or when there is none."""
+    if not token_file.opted_in():
+        return None
+    try:
+        _token_file().read()
+    except token_file.TokenFileError as exc:
+        return str(exc)
+    return None
+
+
 def stored_token(user: str) -> str | None:
     """What Calculon alone writes (OAuth tokens): the token file once opted in, else the keyring."""
     if not token_file.opted_in():

@@ -141,8 +141,10 @@ class IssuerBoundProvider(OAuthClientProvider):
         self._refresh_first = self._refreshing = False
 
     def _select_authorization_server(self, advertised: list[str]) -> str:
-        if not secrets.tokens_storable():  # before registering anything that could not be kept
-            raise OAuthFlowError("there is no system keyring to keep a sign-in")
+        if not secrets.tokens_storable() or secrets.token_file_problem():  # before registering
+            raise OAuthFlowError(
+                "a sign-in could not be kept"
+            )  # what could not be kept; the refusal says why
         held = self.context.client_info.issuer if self.context.client_info is not None else None
         if held and (same := [server for server in advertised if issuers_match(server, held)]):
             return same[0]

@@ -145,7 +145,9 @@ def refusal(name: str, watch: HttpWatch, oauth: SignsIn | None = None) -> str:
         )
     bearer = "bearer" in watch.challenge.lower()
     if (bearer and "resource_metadata" in watch.challenge) or (signs_in and (bearer or watch.status == 401)):
-        if not secrets.tokens_storable():  # Sign in would come back here: say what stops it
+        if problem := secrets.token_file_problem():  # Sign in would come back here: say what stops it
+            return f"server {name} needs you to sign in ({watch.status}), but {problem}"
+        if not secrets.tokens_storable():
             return (
                 f"server {name} needs you to sign in ({watch.status}), and there is no system keyring to "
                 "keep the sign-in: install and unlock a Secret Service (GNOME Keyring or KWallet), or keep "

@@ -10,7 +10,7 @@ import pytest
 from keyring.backends import fail
 from mcp.shared.auth import OAuthClientInformationFull
 
-from app import secrets
+from app import secrets, token_file
 from app.mcp.config import ServerEntry
 from app.mcp.handlers import server_handlers
 from tests.keyrings import InMemoryKeyringForTests, keyring_backend
@@ -252,3 +252,23 @@ async def test_without_a_keyring_the_server_says_sign_in_cannot_be_kept_and_name
     assert status.state == "unauthorized" and "no system keyring to keep the sign-in" in status.last_error
     assert "`calculon auth login hosted --token-store file`" in status.last_error
     assert browser.opened == [] and provider.clients == {}  # nothing half-done at the server either
+
+
+async def test_an_opted_in_token_file_without_its_passphrase_is_named_with_the_variable_to_set(
+    supervise, monkeypatch
+):
+    monkeypatch.setenv(token_file.PASSPHRASE_ENV, "correct horse")
+    token_file.TokenFile(token_file.path()).create()  # `auth login --token-store file` ran before
+    monkeypatch.delenv(token_file.PASSPHRASE_ENV)
+    secrets._files.clear()  # a new run, the passphrase not given to it
+    provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
+    with keyring_backend(fail.Keyring()):
+        async with rs.serving(oa.protected_app(provider)) as base:
+            supervisor, _ = supervise(
+                ServerEntry("hosted", url=f"{base}/mcp"), handlers=with_browser(browser)
+            )
+            await supervisor.start()
+            status = await supervisor.sign_in("hosted", timeout=30)
+            await supervisor.aclose()
+    assert status.state == "unauthorized" and f"set {token_file.PASSPHRASE_ENV}" in status.last_error
+    assert browser.opened == [] and provider.clients == {}
