@@ -124,3 +124,33 @@ async def test_without_a_keyring_the_opted_in_encrypted_file_keeps_the_sign_in(t
         code, out, err = await calculon(env, "--config", servers, "call", "multiply", '{"a": 2, "b": 5}')
         assert (code, out.strip()) == (0, "10"), err  # the right passphrase: all still there
         assert provider.consents == 1
+
+
+def test_at_a_terminal_the_opt_in_asks_a_new_passphrase_twice_and_a_mismatch_writes_nothing(tmp_path):
+    from tests.test_cli_asking import Pty
+
+    env, servers = setup(tmp_path, "http://127.0.0.1:9", backend="keyring.backends.fail.Keyring")
+    tokens = tmp_path / "config" / "tokens.enc"
+    term = Pty("--config", servers, "auth", "login", "hosted", "--token-store", "file", env=env)
+    term.answer("New passphrase for", "correct horse")
+    term.answer("The same passphrase again: ", "correct hose")
+    term.expect("did not match; nothing was written")
+    code, _ = term.finish()
+    assert code == 1 and not tokens.exists()
+
+    opt_in = ("auth", "login", "hosted", "--token-store", "file", "--no-browser")
+    term = Pty("--config", servers, *opt_in, env=env)
+    term.answer("New passphrase for", "correct horse")
+    term.answer("The same passphrase again: ", "correct horse")
+    term.expect("(new, encrypted)")
+    term.finish()  # the server at port 9 is not there: the sign-in itself fails, the opt-in stands
+    assert tokens.is_file() and "correct horse" not in tokens.read_text()
+
+    term = Pty("--config", servers, "auth", "status", "hosted", env=env)  # asked once, the file opens
+    term.answer("Passphrase for", "correct horse")
+    code, out = term.finish()
+    assert (code, out) == (0, "hosted: not signed in\n")
+    term = Pty("--config", servers, "auth", "status", "hosted", env=env)
+    term.answer("Passphrase for", "wrong horse")
+    term.expect("the passphrase does not open the token file")
+    term.finish()
