@@ -3,9 +3,11 @@
 Gemini's key: ``GEMINI_API_KEY``, ``GOOGLE_API_KEY``, then the keyring entry
 (service ``calculon``, user ``gemini_api_key``). An OpenAI-compatible server's key:
 ``OPENAI_API_KEY``, then user ``openai_api_key``. Any other named secret (``${NAME}``
-in a servers-file header, OAuth tokens) is read with :func:`get_secret`: the
-environment variable ``NAME``, then the keyring user ``NAME``. Headless systems often
-have no keyring backend; then reading finds nothing and writing says why it cannot.
+in a servers-file header) is read with :func:`get_secret`: the environment variable
+``NAME``, then the keyring user ``NAME``. Headless systems often have no keyring backend;
+then reading finds nothing and writing says why it cannot. OAuth sign-ins' tokens
+(:func:`store_token`) go to the keyring too, unless the user opted in to the encrypted
+token file (:mod:`app.token_file`), which never happens by itself.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import os
 import keyring
 import keyring.errors
 from keyring.backends import fail
+
+from app import token_file
 
 logger = logging.getLogger(__name__)
 
@@ -88,9 +92,63 @@ def get_secret(name: str) -> str | None:
     return _from_env(name) or _from_keyring(name)
 
 
-def stored_secret(user: str) -> str | None:
-    """The keyring entry ``user`` alone, for what only Calculon writes (OAuth tokens)."""
-    return _from_keyring(user)
+def tokens_storable() -> bool:
+    """Whether a sign-in's tokens have somewhere to go: the keyring, or the opted-in file."""
+    return token_file.opted_in() or keyring_available()
+
+
+def token_file_problem() -> str | None:
+    """Why the opted-in token file cannot be used now (no passphrase, a wrong one, damage), worded;
+    None when it can, or when there is none."""
+    if not token_file.opted_in():
+        return None
+    try:
+        _token_file().read()
+    except token_file.TokenFileError as exc:
+        return str(exc)
+    return None
+
+
+def stored_token(user: str) -> str | None:
+    """What Calculon alone writes (OAuth tokens): the token file once opted in, else the keyring."""
+    if not token_file.opted_in():
+        return _from_keyring(user)
+    try:
+        return _token_file().get(user)
+    except token_file.TokenFileError as exc:
+        # Read as "not signed in"; said once per run, and a write would refuse the same way.
+        if str(exc) not in _said:
+            _said.add(str(exc))
+            logger.warning("%s", exc)
+        return None
+
+
+def store_token(user: str, value: str, what: str) -> None:
+    if not token_file.opted_in():
+        return store_secret(user, value, what)
+    try:
+        _token_file().set(user, value)
+    except token_file.TokenFileError as exc:
+        raise SecretStoreError(f"Could not store {what}: {exc}") from exc
+
+
+def delete_token(user: str, what: str) -> None:
+    if not token_file.opted_in():
+        return delete_secret(user, what)
+    try:
+        _token_file().delete(user)
+    except token_file.TokenFileError as exc:
+        raise SecretStoreError(f"Could not delete {what}: {exc}") from exc
+
+
+_files: dict[str, token_file.TokenFile] = {}
+_said: set[str] = set()
+
+
+def _token_file() -> token_file.TokenFile:
+    """One per path for the run, so the passphrase's key is derived once."""
+    where = token_file.path()
+    return _files.setdefault(str(where), token_file.TokenFile(where))
 
 
 def store_secret(user: str, value: str, what: str = "the secret") -> None:

@@ -48,6 +48,7 @@ def isolated_dirs(tmp_path, monkeypatch):
         "GOOGLE_GEMINI_BASE_URL",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
+        "CALCULON_TOKEN_PASSPHRASE",
     )
     for key in secrets:
         monkeypatch.delenv(key, raising=False)

@@ -108,11 +108,17 @@ def test_yes_runs_sampling_on_the_configured_local_model(everything):
 class Pty:
     """The CLI on a real terminal: stdin and stderr on a pty, stdout on a pipe."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.master, slave = pty.openpty()
         command = [str(SCRIPT)] if SCRIPT.exists() else ["python", "-m", "app"]
         self.child = subprocess.Popen(
-            [*command, *args], stdin=slave, stderr=slave, stdout=subprocess.PIPE, text=True, env=os.environ
+            [*command, *args],
+            stdin=slave,
+            stderr=slave,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env or os.environ,
+            start_new_session=True,  # no controlling terminal but this one: getpass must not find another
         )
         os.close(slave)
         self.seen = ""

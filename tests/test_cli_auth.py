@@ -78,3 +78,79 @@ async def test_without_a_keyring_login_says_so_in_one_sentence_with_the_fix(tmp_
     assert code == 3 and out == ""
     assert err.count(".") >= 1 and "no system keyring" in err and "GNOME Keyring" in err
     assert "calculon auth login hosted" in err
+    assert "`calculon auth login hosted --token-store file`" in err  # the opt-in, offered
+    assert not (tmp_path / "config" / "tokens.enc").exists()  # and not taken unasked
+
+
+async def login(env: dict[str, str], servers: str, *flags: str) -> tuple[int, str, str]:
+    """``auth login hosted --no-browser FLAGS``, its address opened and followed back."""
+    child = await asyncio.create_subprocess_exec(
+        str(SCRIPT), "--config", servers, "auth", "login", "hosted", "--no-browser", *flags,
+        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert child.stdout is not None
+    address = (await asyncio.wait_for(child.stdout.readline(), 60)).decode().strip()
+    if address.startswith("http"):
+        async with httpx2.AsyncClient() as browser:
+            consent = await browser.get(address)
+            await browser.get(consent.headers["location"])
+    out, err = await asyncio.wait_for(child.communicate(), 60)
+    return child.returncode or 0, address + "\n" + out.decode(), err.decode()
+
+
+async def test_without_a_keyring_the_opted_in_encrypted_file_keeps_the_sign_in(tmp_path):
+    provider = oa.InMemoryAuthorizationServer()
+    async with rs.serving(oa.protected_app(provider)) as base:
+        env, servers = setup(tmp_path, base, backend="keyring.backends.fail.Keyring")
+        env["CALCULON_TOKEN_PASSPHRASE"] = "correct horse"
+        code, out, err = await login(env, servers, "--token-store", "file")
+        assert code == 0 and out.strip().endswith("hosted: signed in"), err
+        tokens = tmp_path / "config" / "tokens.enc"
+        assert "(new, encrypted)" in err and tokens.is_file()
+        sealed = tokens.read_bytes()
+
+        code, out, err = await calculon(env, "--config", servers, "call", "multiply", '{"a": 6, "b": 7}')
+        assert (code, out.strip()) == (0, "42"), err
+        code, out, _ = await calculon(env, "--config", servers, "auth", "status", "hosted")
+        assert out.startswith("hosted: signed in")
+
+        wrong = {**env, "CALCULON_TOKEN_PASSPHRASE": "wrong horse"}
+        code, out, err = await calculon(wrong, "--config", servers, "call", "multiply", '{"a": 6, "b": 7}')
+        assert code != 0 and "the passphrase does not open the token file" in err
+        code, _, err = await login(wrong, servers)  # signing in again cannot write over it either
+        assert code != 0 and "passphrase does not open" in err, err
+        assert tokens.read_bytes() == sealed  # lost nothing
+
+        code, out, err = await calculon(env, "--config", servers, "call", "multiply", '{"a": 2, "b": 5}')
+        assert (code, out.strip()) == (0, "10"), err  # the right passphrase: all still there
+        assert provider.consents == 1
+
+
+def test_at_a_terminal_the_opt_in_asks_a_new_passphrase_twice_and_a_mismatch_writes_nothing(tmp_path):
+    from tests.test_cli_asking import Pty
+
+    env, servers = setup(tmp_path, "http://127.0.0.1:9", backend="keyring.backends.fail.Keyring")
+    tokens = tmp_path / "config" / "tokens.enc"
+    term = Pty("--config", servers, "auth", "login", "hosted", "--token-store", "file", env=env)
+    term.answer("New passphrase for", "correct horse")
+    term.answer("The same passphrase again: ", "correct hose")
+    term.expect("did not match; nothing was written")
+    code, _ = term.finish()
+    assert code == 1 and not tokens.exists()
+
+    opt_in = ("auth", "login", "hosted", "--token-store", "file", "--no-browser")
+    term = Pty("--config", servers, *opt_in, env=env)
+    term.answer("New passphrase for", "correct horse")
+    term.answer("The same passphrase again: ", "correct horse")
+    term.expect("(new, encrypted)")
+    term.finish()  # the server at port 9 is not there: the sign-in itself fails, the opt-in stands
+    assert tokens.is_file() and "correct horse" not in tokens.read_text()
+
+    term = Pty("--config", servers, "auth", "status", "hosted", env=env)  # asked once, the file opens
+    term.answer("Passphrase for", "correct horse")
+    code, out = term.finish()
+    assert (code, out) == (0, "hosted: not signed in\n")
+    term = Pty("--config", servers, "auth", "status", "hosted", env=env)
+    term.answer("Passphrase for", "wrong horse")
+    term.expect("the passphrase does not open the token file")
+    term.finish()

@@ -3,7 +3,8 @@
 ``login`` does what the window's Sign in does (:meth:`Supervisor.sign_in`, app.mcp.oauth): the
 consent page opens in the browser, or with ``--no-browser`` its address is printed on stdout
 for the user (or a script) to open, and the code comes back on the loopback redirect. Tokens
-go to the system keyring only; where there is none the command says so and how to get one.
+go to the system keyring; where there is none the command says so, how to get one, and that
+``--token-store file`` keeps them in an encrypted file instead (:mod:`app.cli.token_store`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from app.mcp.config import ServerEntry, load_config
 
 NO_KEYRING = (
     "calculon: no system keyring is available to keep the sign-in's tokens: on Linux, install and "
-    "unlock a Secret Service (GNOME Keyring or KWallet), then run `calculon auth login {name}` again."
+    "unlock a Secret Service (GNOME Keyring or KWallet), then run `calculon auth login {name}` again, "
+    "or keep them in a file encrypted with a passphrase: `calculon auth login {name} --token-store file`."
 )
 
 
@@ -37,6 +39,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     login.add_argument("server", metavar="SERVER")
     login.add_argument(
         "--no-browser", action="store_true", help="print the sign-in address instead of opening a browser"
+    )
+    login.add_argument(
+        "--token-store",
+        choices=("file",),
+        help="keep sign-in tokens in a file in the config folder, encrypted with a passphrase "
+        "(CALCULON_TOKEN_PASSPHRASE, or asked), instead of the system keyring",
     )
     status = actions.add_parser("status", help="which remote servers are signed in")
     status.add_argument("server", metavar="SERVER", nargs="?")
@@ -55,7 +63,15 @@ def command(args: argparse.Namespace) -> int:
         for name in names:
             print(f"{name}: {_state(servers[name])}")
         return EXIT_OK
-    if not secrets.keyring_available():
+    if getattr(args, "token_store", None) == "file":
+        from app.cli.token_store import Refused, opt_in
+
+        try:
+            show(f"calculon: {opt_in()}", sys.stderr)
+        except Refused as exc:
+            show(f"calculon: {exc}", sys.stderr)
+            return EXIT_FAILED
+    if not secrets.tokens_storable():
         show(NO_KEYRING.format(name=args.server), sys.stderr)
         return EXIT_UNAVAILABLE
     if args.auth_command == "logout":
@@ -72,11 +88,13 @@ def command(args: argparse.Namespace) -> int:
 
 
 def _state(entry: ServerEntry) -> str:
-    from app.mcp import oauth
+    from app.mcp import client_credentials, oauth
 
     if any(header.lower() == "authorization" for header in entry.headers):
         return "sends its own Authorization header (no sign-in)"
-    if not secrets.keyring_available():
+    if client_credentials.wanted(client if isinstance(client := entry.extra.get("oauth"), dict) else None):
+        return "gets its tokens with the credentials in its entry (no sign-in)"
+    if not secrets.tokens_storable():
         return "not signed in (no system keyring to keep a sign-in)"
     if not oauth.signed_in(entry.url):
         return "not signed in"

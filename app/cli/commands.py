@@ -26,6 +26,10 @@ if TYPE_CHECKING:  # the SDK loads only once the servers' processes are started 
     from app.cli.calling import CallPermissions
 
 
+# The commands that connect to servers, and so may read a sign-in's tokens.
+SIGNS_IN = ("tools", "call", "servers", "ask", "serve", "auth", *surface.COMMANDS)
+
+
 def dispatch(args: argparse.Namespace) -> int:
     handlers = {
         "tools": tools,
@@ -40,6 +44,10 @@ def dispatch(args: argparse.Namespace) -> int:
         **surface.COMMANDS,
     }
     try:
+        if args.command in SIGNS_IN:
+            from app.cli.token_store import unlock
+
+            unlock()
         return handlers[args.command](args)
     except (ConfigError, SettingsError) as exc:
         return _fail(str(exc), EXIT_USAGE)

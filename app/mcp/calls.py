@@ -139,5 +139,7 @@ async def _closed_during(connection: ServerConnection, tool: str, transport: Std
         return f"server {name} was {_ON_PURPOSE[connection.ended]} while running tool {tool}{why}"
     if transport is None or await transport.wait_exited(2.0) is None:
         connection.report_lost()
+        if connection.oauth is not None and connection.oauth.failure:  # a sign-in again, refused
+            return f"server {name} could not run tool {tool}: {connection.oauth.failure}"
         return f"the connection to server {name} closed while running tool {tool}"
     return f"{exit_message(name, transport)} while running tool {tool}" + stderr_hint(transport)

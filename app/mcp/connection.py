@@ -211,7 +211,7 @@ class ServerConnection(Offered):
         except Exception as exc:  # top of one session: any failure becomes state, never a crash
             self._leave_ready()
             if self.entry.remote and self.http.refused:
-                self.last_error = refusal(self.name, self.http, signs_in=self.oauth is not None)
+                self.last_error = refusal(self.name, self.http, self.oauth)
                 return "refused"
             limit = self.limits.connect_timeout_s
             self.last_error = describe_failure(self.entry, exc, self._transport, limit)
@@ -388,6 +388,8 @@ class ServerConnection(Offered):
 
     def _set_state(self, state: str) -> None:
         self.state = state
+        if self.oauth is not None:
+            self.oauth.track(state)
         if state in DOWN:
             self._settle()  # callers waiting for the server learn it is not coming
         self._changed()

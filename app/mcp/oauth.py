@@ -5,12 +5,15 @@ the authorization server's metadata, dynamic client registration, PKCE, the code
 exchange and refreshing. Calculon adds where things live and when a person is involved:
 
 * tokens, their expiry and the client registration are kept in the OS keyring, per
-  server URL (service ``calculon``, users ``oauth:URL:tokens``, ``:expires``, ``:client``),
-  so a sign-in survives a restart, an expired token is refreshed, and nothing is written
-  to a file. (Per server URL, not per issuer: the SDK's storage never learns the issuer;
-  it drops credentials itself when a server's authorization server changes.);
+  server URL and per issuer (:mod:`app.mcp.oauth_store`), so a sign-in survives a restart,
+  an expired token is refreshed, and a server that moves back to an authorization server
+  it used before gets that one's credentials again, refreshed without a consent; in a file
+  only where the user opted in to the encrypted one (:mod:`app.token_file`);
 * the consent page opens only after the user chose Sign in; until then a server that
-  wants a sign-in stops at "unauthorized" instead of opening a browser unasked;
+  wants a sign-in stops at "unauthorized" instead of opening a browser unasked. Once signed
+  in and serving, what the server asks for next continues that sign-in without a second
+  click: more scopes on a call (a 403 ``insufficient_scope``: the SDK asks for the union of
+  the scopes and retries the request once) or a move to another authorization server;
 * the authorization code comes back on a loopback redirect (``http://127.0.0.1:PORT/callback``).
 """
 
@@ -20,9 +23,8 @@ import asyncio
 import contextlib
 import logging
 import socket
-import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError
@@ -30,15 +32,15 @@ from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 
-from app import secrets
+from app.mcp import client_credentials
 from app.mcp.config import ServerEntry
+from app.mcp.oauth_store import IssuerBoundProvider, TokenStore, sign_out, signed_in, token_expiry
 from app.mcp.remote import expand_headers
 
 logger = logging.getLogger(__name__)
-_Stored = TypeVar("_Stored", OAuthToken, OAuthClientInformationFull)
+__all__ = ["CONSENT_TIMEOUT_S", "OAuthSignIn", "sign_out", "signed_in", "token_expiry"]
 
 CONSENT_TIMEOUT_S = 300.0  # how long the browser step may take before the sign-in gives up
 _DONE_PAGE = b"<html><body><p>Signed in. You can close this window and return to Calculon.</p></body></html>"
@@ -58,52 +60,6 @@ def _not_sign_in_needed(record: logging.LogRecord) -> bool:
 logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_sign_in_needed)
 
 
-class KeyringTokenStorage:
-    """The SDK's ``TokenStorage`` over the OS keyring, for one server URL."""
-
-    def __init__(self, server_url: str) -> None:
-        self.prefix = f"oauth:{server_url}"
-        # A client registered beforehand (the entry's "oauth"): used as it is, never stored.
-        self.pre_registered: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return _read(f"{self.prefix}:tokens", OAuthToken)
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        secrets.store_secret(f"{self.prefix}:tokens", tokens.model_dump_json(), "the sign-in token")
-        if tokens.expires_in is not None:  # the SDK keeps the expiry in memory only
-            expires_at = str(time.time() + tokens.expires_in)
-            secrets.store_secret(f"{self.prefix}:expires", expires_at, "the sign-in token's expiry")
-
-    def expires_at(self) -> float | None:
-        """When the stored access token expires (seconds since the epoch), if the server said."""
-        try:
-            return float(secrets.stored_secret(f"{self.prefix}:expires") or "")
-        except ValueError:
-            return None
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.pre_registered or _read(f"{self.prefix}:client", OAuthClientInformationFull)
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        if self.pre_registered is not None:
-            return
-        secrets.store_secret(
-            f"{self.prefix}:client", client_info.model_dump_json(), "the client registration"
-        )
-
-
-def _read(user: str, model: type[_Stored]) -> _Stored | None:
-    raw = secrets.stored_secret(user)
-    if raw is None:
-        return None
-    try:
-        return model.model_validate_json(raw)
-    except ValueError:  # a damaged entry reads as none: signing in again replaces it
-        logger.warning("ignoring an unreadable keyring entry %s", user)
-        return None
-
-
 class OAuthSignIn:
     """One remote server's OAuth: builds the SDK provider for each connection attempt."""
 
@@ -116,9 +72,12 @@ class OAuthSignIn:
         self.server_url = server_url
         self.open_browser = open_browser
         self.client = client  # the entry's "oauth": a pre-registered client_id and client_secret
-        self.storage = KeyringTokenStorage(server_url)
-        self.allowed = False  # set by Sign in, for the next connection attempt only
-        self.port = _registered_port(self.storage) or _free_port()
+        self.storage = TokenStore(server_url)
+        self.allowed = False  # set by Sign in, until that connection attempt is over
+        self.live = False  # signed in and serving (set by the connection while it is ready)
+        self.failure = ""  # why the last consent came to nothing
+        self._machine_tokens = client_credentials.MemoryTokens()  # the client credentials grant's
+        self.port = self.storage.registered_port() or _free_port()
         self._loopback: LoopbackRedirect | None = None
 
     @classmethod
@@ -132,10 +91,18 @@ class OAuthSignIn:
         return cls(entry.url, open_browser, client if isinstance(client, Mapping) else None)
 
     @property
+    def machine(self) -> bool:
+        """The entry's client gets its token by itself (client credentials): no one signs in."""
+        return client_credentials.wanted(self.client)
+
+    @property
     def redirect_uri(self) -> str:
         return f"http://127.0.0.1:{self.port}/callback"
 
     def provider(self) -> OAuthClientProvider:
+        if self.machine:  # a machine's own credentials: no browser
+            assert self.client is not None
+            return client_credentials.provider(self.server_url, self.client, self._machine_tokens)
         metadata = OAuthClientMetadata(
             client_name="Calculon",
             redirect_uris=[self.redirect_uri],  # type: ignore[list-item]
@@ -143,10 +110,11 @@ class OAuthSignIn:
             response_types=["code"],
             token_endpoint_auth_method="none",  # a desktop app keeps no client secret
         )
-        provider = OAuthClientProvider(
+        provider = IssuerBoundProvider(
             self.server_url,
             metadata,
             self.storage,
+            store=self.storage,
             redirect_handler=self._consent,
             callback_handler=self._code,
             # A Client ID Metadata Document the user hosts (an HTTPS URL): the client id where the
@@ -179,10 +147,24 @@ class OAuthSignIn:
             token_endpoint_auth_method="client_secret_basic" if isinstance(secret, str) else "none",
         )
 
+    def track(self, state: str) -> None:
+        """The connection's state: a Sign in lasts until its attempt is ready or has failed."""
+        self.live = state == "ready"
+        if state in ("ready", "unauthorized", "crashed", "failed", "stopped"):
+            self.allowed = False
+
     async def _consent(self, authorization_url: str) -> None:
-        if not self.allowed:
+        # Allowed for the whole attempt: an authorization server that changes during it (its
+        # first token already refused) needs a second consent within the same sign-in.
+        if not (self.allowed or self.live):
             raise SignInNeeded("the server needs a sign-in")
-        self.allowed = False
+        if self.live:
+            logger.warning(
+                "server %s asks to sign in again (more access, or another authorization server); "
+                "if no browser opens, open %s",
+                self.server_url,
+                authorization_url,
+            )
         # Listening before the browser opens: the redirect may come back at once.
         self._loopback = loopback = await LoopbackRedirect.listen(self.port)
         try:
@@ -196,7 +178,12 @@ class OAuthSignIn:
         loopback, self._loopback = self._loopback, None
         if loopback is None:
             raise OAuthFlowError("the sign-in asked for its code before opening the browser")
-        return await loopback.result(CONSENT_TIMEOUT_S)
+        self.failure = ""
+        try:
+            return await loopback.result(CONSENT_TIMEOUT_S)
+        except OAuthFlowError as exc:  # kept for the call it cut short: the SDK only closes the stream
+            self.failure = str(exc)
+            raise
 
 
 class LoopbackRedirect:
@@ -232,37 +219,19 @@ class LoopbackRedirect:
             )
             await writer.drain()
         query = parse_qs(urlsplit(request_line[1]).query) if len(request_line) > 1 else {}
-        if "code" in query and not self.arrived.done():
-            first = {key: values[0] for key, values in query.items()}
+        first = {key: values[0] for key, values in query.items()}
+        if self.arrived.done():
+            return
+        if "code" in first:
             self.arrived.set_result(
                 AuthorizationCodeResult(code=first["code"], state=first.get("state"), iss=first.get("iss"))
             )
-
-
-def _registered_port(storage: KeyringTokenStorage) -> int | None:
-    """The loopback port of an earlier registration, so it stays valid for the next sign-in."""
-    client = _read(f"{storage.prefix}:client", OAuthClientInformationFull)
-    uris = client.redirect_uris if client is not None else None
-    return urlsplit(str(uris[0])).port if uris else None
+        elif "error" in first:  # RFC 6749 4.1.2.1: refused (invalid_scope, access_denied...)
+            why = ": ".join(filter(None, (first["error"], first.get("error_description"))))
+            self.arrived.set_exception(OAuthFlowError(f"the authorization server refused the sign-in: {why}"))
 
 
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def signed_in(server_url: str) -> bool:
-    """Whether the keyring holds a sign-in's tokens for this server URL."""
-    return secrets.stored_secret(f"oauth:{server_url}:tokens") is not None
-
-
-def token_expiry(server_url: str) -> float | None:
-    return KeyringTokenStorage(server_url).expires_at()
-
-
-def sign_out(server_url: str) -> None:
-    """Forget the server's tokens and client registration (raises SecretStoreError, worded)."""
-    prefix = KeyringTokenStorage(server_url).prefix
-    for what in ("tokens", "expires", "client"):
-        secrets.delete_secret(f"{prefix}:{what}", "the sign-in")

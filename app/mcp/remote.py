@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import httpx2
 from mcp.client.sse import sse_client
@@ -125,12 +125,34 @@ async def _transport(
         yield streams
 
 
-def refusal(name: str, watch: HttpWatch, *, signs_in: bool = False) -> str:
-    """Why server ``name`` turned us away, for its last error. ``signs_in``: its entry sends no
+class SignsIn(Protocol):
+    """The server's OAuth (app.mcp.oauth.OAuthSignIn), as far as a refusal's wording needs it."""
+
+    @property
+    def machine(self) -> bool: ...
+
+
+def refusal(name: str, watch: HttpWatch, oauth: SignsIn | None = None) -> str:
+    """Why server ``name`` turned us away, for its last error. With ``oauth`` its entry sends no
     credentials of its own, so a 401 (whose challenge may name no metadata: that is found at a
-    well-known address) asks for an OAuth sign-in."""
+    well-known address) asks for an OAuth sign-in; unless the entry's own client credentials got
+    no token, which no sign-in can mend."""
+    signs_in = oauth is not None
+    if oauth is not None and oauth.machine:
+        return (
+            f'server {name}: no token for the credentials in its entry\'s "oauth" ({watch.status}): '
+            "check its client_id and its secret, private key or assertion"
+        )
     bearer = "bearer" in watch.challenge.lower()
     if (bearer and "resource_metadata" in watch.challenge) or (signs_in and (bearer or watch.status == 401)):
+        if problem := secrets.token_file_problem():  # Sign in would come back here: say what stops it
+            return f"server {name} needs you to sign in ({watch.status}), but {problem}"
+        if not secrets.tokens_storable():
+            return (
+                f"server {name} needs you to sign in ({watch.status}), and there is no system keyring to "
+                "keep the sign-in: install and unlock a Secret Service (GNOME Keyring or KWallet), or keep "
+                f"it in an encrypted file with `calculon auth login {name} --token-store file`"
+            )
         return (
             f"server {name} needs you to sign in ({watch.status}): run `calculon auth login {name}`, "
             "or use Sign in in the servers panel"

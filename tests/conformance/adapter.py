@@ -11,8 +11,11 @@ particular values, the ones below), answering forms with ``--elicit {}`` so that
 own defaults are what the server gets back. A server that wants a sign-in gets one as a user
 would: ``calculon auth login conf --no-browser``, its printed address opened by a script that
 plays the person consenting (the suite's authorization servers grant at once), the redirect
-followed back to the CLI's loopback address. Tokens live in a keyring file shared by the
-adapter's CLI processes (tests.keyrings.FileKeyringForTests: the test machine has no keyring).
+followed back to the CLI's loopback address. Where a server asks a signed-in CLI to sign in
+again (more scopes on a call, another authorization server), the CLI opens the system browser:
+``BROWSER`` names this script's ``--consent``, which plays the person there the same way.
+Tokens live in a keyring file shared by the adapter's CLI processes
+(tests.keyrings.FileKeyringForTests: the test machine has no keyring).
 """
 
 from __future__ import annotations
@@ -58,6 +61,9 @@ ARGUMENTS: dict[str, dict[str, dict[str, Any]]] = {
         "test_custom_headers_null": {"region": "eu-north1", "priority": 7, "query": "verbose left out"},
     },
 }
+# Scenarios that ask the client to send one tool's input schema, as it listed it, to another
+# tool (echo tool, listed tool): what comes back shows what the client kept of the schema.
+ECHO_SCHEMA = {"json-schema-2020-12-preservation": ("json_schema_echo", "json_schema_2020_12_tool")}
 # Each CLI command's limit: under the harness's own 30 s per scenario.
 COMMAND_TIMEOUT = 20
 
@@ -76,8 +82,12 @@ def main(url: str) -> int:
             return listed.returncode
         tools = [tool for tool in json.loads(listed.stdout or "[]") if tool.get("server") == SERVER]
         failed = 0
+        listed_schemas = {tool["tool"]: tool.get("input_schema") for tool in tools}
         for tool in tools:
             given = ARGUMENTS.get(scenario, {}).get(tool["tool"])
+            echo, source = ECHO_SCHEMA.get(scenario, ("", ""))
+            if tool["tool"] == echo:
+                given = {"schema": listed_schemas.get(source)}
             arguments = given or sample(tool.get("input_schema") or {})
             command = [calculon, "call", tool["name"], json.dumps(arguments), "--json"]
             done = _run([*command, "--yes", "--elicit", "{}"], env)
@@ -123,6 +133,24 @@ def _environment(home: Path, url: str, scenario: str) -> dict[str, str]:
     if isinstance(context.get("client_id"), str) and isinstance(context.get("client_secret"), str):
         entry["oauth"] = {"client_id": context["client_id"], "client_secret": "${CONF_CLIENT_SECRET}"}
         secret = {"CONF_CLIENT_SECRET": context["client_secret"]}
+    if isinstance(context.get("client_id"), str) and isinstance(context.get("private_key_pem"), str):
+        entry["oauth"] = {
+            "client_id": context["client_id"],
+            "private_key": "${CONF_PRIVATE_KEY}",
+            "signing_algorithm": context.get("signing_algorithm") or "RS256",
+        }
+        secret = {"CONF_PRIVATE_KEY": context["private_key_pem"]}
+    if isinstance(context.get("client_id"), str) and isinstance(context.get("valid_jwt"), str):
+        # Workload identity: the JWT the platform issued this workload, in the entry by reference.
+        entry["oauth"] = {
+            "grant": "jwt_bearer",
+            "client_id": context["client_id"],
+            "assertion": "${CONF_JWT}",
+        }
+        secret = {"CONF_JWT": context["valid_jwt"]}
+    if scenario.startswith("auth/client-credentials"):
+        # A machine's own client: the user's entry asks for the grant that needs no browser.
+        entry["oauth"]["grant"] = "client_credentials"
     elif scenario.endswith("cimd"):
         # Where its client ID Metadata Document lives: a user hosts theirs; the suite names this one.
         entry["oauth"] = {"client_metadata_url": CIMD_URL}
@@ -131,6 +159,8 @@ def _environment(home: Path, url: str, scenario: str) -> dict[str, str]:
         **os.environ,
         **secret,
         **file_keyring_env(home / "keyring.json"),
+        # What Python's webbrowser opens: this script, consenting at once.
+        "BROWSER": f"{sys.executable} {Path(__file__).resolve()} --consent %s",
         "CALCULON_CONFIG_DIR": str(config),
         "CALCULON_CACHE_DIR": str(home / "cache"),
         "CALCULON_DATA_DIR": str(home / "data"),
@@ -166,4 +196,7 @@ def _value(schema: dict[str, Any]) -> Any:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--consent"]:
+        _consent(sys.argv[2])
+        sys.exit(0)
     sys.exit(main(sys.argv[-1]))
