@@ -17,6 +17,8 @@ import base64
 import binascii
 import dataclasses
 import logging
+import re
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -210,3 +212,71 @@ class AppOpener:
         if client is None:
             raise AppError(f"server {server} is not connected")
         return await read_page(client, uri)
+
+
+# --- the policy a page runs under (the view enforces it twice: a CSP and a request filter) ---
+
+# An origin as the spec's examples write them; anything else (a quote, a ';', a path) could
+# smuggle a directive into the policy, so it is dropped.
+_ORIGIN = re.compile(r"^(https?|wss?)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$")
+_DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
+
+
+def origins(domains: tuple[str, ...]) -> tuple[str, ...]:
+    kept = tuple(d.rstrip("/") for d in domains if _ORIGIN.match(d.rstrip("/")))
+    if len(kept) != len(domains):
+        logger.info("an app's CSP names origins that are not plain origins; ignored: %s", domains)
+    return kept
+
+
+def content_security_policy(csp: Mapping[str, tuple[str, ...]]) -> str:
+    """The page's Content-Security-Policy, built from what it declares as the spec says; with
+    nothing declared, no network at all and inline script and style only."""
+    resources = " ".join(origins(csp.get("resourceDomains", ())))
+    connect = " ".join(origins(csp.get("connectDomains", ()))) or "'none'"
+    frames = " ".join(origins(csp.get("frameDomains", ()))) or "'none'"
+    bases = " ".join(origins(csp.get("baseUriDomains", ()))) or "'self'"
+    directives = [
+        "default-src 'none'",
+        f"script-src 'self' 'unsafe-inline' {resources}",
+        f"style-src 'self' 'unsafe-inline' {resources}",
+        f"img-src 'self' data: {resources}",
+        f"font-src 'self' {resources}",
+        f"media-src 'self' data: {resources}",
+        f"connect-src {connect}",
+        f"frame-src {frames}",
+        "object-src 'none'",
+        f"base-uri {bases}",
+    ]
+    return "; ".join(" ".join(d.split()) for d in directives)
+
+
+def allows(csp: Mapping[str, tuple[str, ...]], url: str) -> bool:
+    """Whether a request for ``url`` goes to an origin the page declared (any of its lists)."""
+    parts = urllib.parse.urlsplit(url)
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:
+        return False
+    declared = [origin for key in CSP_KEYS for origin in origins(csp.get(key, ()))]
+    return any(_matches(origin, scheme, host, port) for origin in declared)
+
+
+def _matches(origin: str, scheme: str, host: str, port: int | None) -> bool:
+    parts = urllib.parse.urlsplit(origin.replace("://*.", "://wildcard."))
+    wildcard = "://*." in origin
+    want = (parts.hostname or "").lower()
+    if wildcard:
+        want = want.removeprefix("wildcard")  # ".example.com": any subdomain, not the bare domain
+    host_ok = host.endswith(want) if wildcard else host == want
+    return parts.scheme == scheme and host_ok and (parts.port or _DEFAULT_PORTS.get(parts.scheme)) == port
+
+
+def with_policy(html: str, policy: str) -> str:
+    """``html`` with the policy as its first ``<meta>``, so no script of the page runs before it."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    head = re.search(r"<head[^>]*>", html, re.IGNORECASE)
+    if head is not None:
+        return html[: head.end()] + meta + html[head.end() :]
+    return meta + html

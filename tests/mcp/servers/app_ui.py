@@ -4,11 +4,13 @@
 JSON-RPC over postMessage by hand (no SDK), shows the call's input and result, and on
 "Add one" calls the app-only tool ``add`` through the host and shows what came back.
 ``show_broken`` names a resource served as plain ``text/html``, ``show_huge`` one of 3 MB;
-``supports_apps`` says whether the client advertised the extension.
+``supports_apps`` says whether the client advertised the extension. The page declares one origin
+it may connect to: ``$APP_CONNECT``, else ``http://127.0.0.1:9``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from mcp.server.apps import Apps, ResourceCsp, client_supports_apps
@@ -79,7 +81,7 @@ apps.add_html_resource(
     "ui://sum/app.html",
     PAGE,
     name="sum",
-    csp=ResourceCsp(connect_domains=["http://127.0.0.1:9"]),
+    csp=ResourceCsp(connect_domains=[os.environ.get("APP_CONNECT", "http://127.0.0.1:9")]),
     prefers_border=True,
 )
 apps.add_html_resource("ui://sum/huge.html", "<!DOCTYPE html><p>" + "x" * 3_000_000 + "</p>")
