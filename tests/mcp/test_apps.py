@@ -15,7 +15,7 @@ from app.core.approvals import Approvals
 from app.core.asking import ApprovalAnswer, Asker, FormAnswer
 from app.core.scripted_user import ScriptedUser
 from app.mcp.app_bridge import AppBridge
-from app.mcp.apps import MAX_BYTES, AppOpener
+from app.mcp.apps import MAX_BYTES, AppOpener, allows, content_security_policy, with_policy
 from app.mcp.supervisor import Supervisor
 from tests.mcp.helpers import EventLog, script_entry, started
 
@@ -196,3 +196,43 @@ async def test_size_changed_reaches_the_view(server):
     }
     assert await host.receive(json.dumps(note)) == []
     assert sizes == [(300.0, 120.0)]
+
+
+# --- the policy a page runs under (plain functions: the view enforces what these say) ---
+
+
+def test_with_nothing_declared_the_policy_allows_no_network_and_only_inline_script_and_style():
+    policy = content_security_policy({})
+    assert "default-src 'none'" in policy and "connect-src 'none'" in policy and "frame-src 'none'" in policy
+    assert "script-src 'self' 'unsafe-inline';" in policy and "object-src 'none'" in policy
+    assert not any(allows({}, url) for url in ("https://example.org/", "http://127.0.0.1:8080/"))
+
+
+def test_declared_origins_go_to_their_directives_and_nothing_else_is_let_in():
+    csp = {"connectDomains": ("https://api.example.com",), "resourceDomains": ("https://*.cdn.example",)}
+    policy = content_security_policy(csp)
+    assert "connect-src https://api.example.com;" in policy
+    assert "script-src 'self' 'unsafe-inline' https://*.cdn.example;" in policy
+    assert allows(csp, "https://api.example.com/v1?q=1") and allows(csp, "https://a.b.cdn.example/x.js")
+    assert not allows(csp, "https://cdn.example/x.js")  # a wildcard names subdomains, not the domain
+    assert not allows(csp, "http://api.example.com/")  # another scheme
+    assert not allows(csp, "https://api.example.com:8443/")  # another port
+    assert not allows(csp, "https://api.example.com.evil.org/")
+    assert not allows(csp, "file:///etc/passwd")
+
+
+def test_an_origin_that_would_smuggle_a_directive_into_the_policy_is_dropped():
+    csp = {"connectDomains": ("https://ok.example", "https://x.org; script-src *", "'unsafe-eval'", "*")}
+    policy = content_security_policy(csp)
+    assert "connect-src https://ok.example;" in policy
+    assert "x.org" not in policy and "unsafe-eval" not in policy and " * " not in policy
+    assert not allows(csp, "https://x.org/")
+
+
+def test_the_policy_is_the_pages_first_meta_so_it_holds_before_any_script():
+    html = '<!DOCTYPE html><html><head lang="en"><script>fetch("/")</script></head><body></body></html>'
+    marked = with_policy(html, "default-src 'none'")
+    assert marked.index('http-equiv="Content-Security-Policy"') < marked.index("<script>")
+    assert with_policy("<p>no head</p>", "x").startswith(
+        '<meta http-equiv="Content-Security-Policy" content="x">'
+    )

@@ -5,15 +5,23 @@ unprivileged user under Xvfb, is tests/ui/test_app_render.py."""
 from __future__ import annotations
 
 import importlib.util
+import json
 
 from PySide6.QtWidgets import QLabel
 
 from app.core import events as ev
+from app.core.backend import ToolCallChunk
+from app.core.messages import ToolCall
+from app.engine import Engine
+from app.llm.scripted import ScriptedBackend
+from app.settings import Settings
 from app.ui import app_view
 from app.ui.app_view import AppFallback, AppViews, webengine_problem
 from app.ui.bubbles import PlainBubble
 from app.ui.chat_feed import ChatFeed
 from app.ui.chat_pane import ChatPane
+from app.ui.main import build_window
+from tests.mcp.helpers import script_entry
 
 CALL = {"turn_id": "t1", "call_id": "t1-1", "server": "apps", "tool": "show_sum"}
 PAGE = '<!DOCTYPE html><p onclick="x()">Sum: <b>5</b></p><script>fetch("https://evil.example/")</script>'
@@ -90,3 +98,26 @@ def test_a_saved_conversation_shows_no_app_and_a_stray_app_event_is_ignored(qtbo
     other.open_app = AppViews(no_bridge)  # type: ignore[arg-type]
     other.handle(ready())  # its call's result never shown here
     assert pane.findChild(AppFallback) is None
+
+
+def test_in_the_window_as_root_a_real_servers_app_is_read_and_shown_as_text_under_its_result(
+    qtbot, arun, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(app_view.os, "geteuid", lambda: 0)  # as this machine runs: root
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"apps": script_entry("apps", "app_ui.py").to_json()}}))
+    backend = ScriptedBackend([[ToolCallChunk(ToolCall("c1", "show_sum", {"a": 2, "b": 3}))], ["It is 5."]])
+    settings = Settings(strict=False, tool_approvals={"apps.show_sum": "always"})
+    engine = Engine(settings, servers_path=path, backend=backend)
+    window = build_window(engine, settings)
+    qtbot.addWidget(window)
+    try:
+        window.controller.submit("2 + 3 in the app, please")
+        qtbot.waitUntil(lambda: window.findChild(AppFallback) is not None, timeout=60_000)
+        fallback = window.findChild(AppFallback)
+        assert "refuses to run as root" in fallback.reason.text()
+        assert "<h2>Sum app</h2>" in fallback.page.toPlainText()
+        result = next(b for b in window.chat.bubbles() if b.kind == "tool_result")
+        assert result.findChild(AppFallback) is fallback and '"sum": 5' in result.text()
+    finally:
+        arun(engine.aclose(), timeout=30)
