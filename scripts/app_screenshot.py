@@ -220,12 +220,12 @@ async def shoot(out: Path, servers: Path, ports: tuple[int, int]) -> dict[str, A
             "add's answer", lambda: _when(status, lambda s: s and s.startswith("add answered"))
         )
         seen["height"] = view.height()
-        if ports:
-            seen["fetches"] = await fetches(view, ports)
-            seen["blocked"] = list(view.requests.blocked)
         await asyncio.sleep(1.0)
         out.mkdir(parents=True, exist_ok=True)
-        window.grab().save(str(out / SHOT))
+        window.grab().save(str(out / SHOT))  # before the tries below: the last one breaks the frame
+        seen["fetches"] = await fetches(view, ports)
+        seen["escapes"] = await escapes(view, ports[1])
+        seen["blocked"] = list(view.requests.blocked)
     finally:
         window.close()
         await engine.aclose()
@@ -261,6 +261,24 @@ async def fetches(view: Any, ports: tuple[int, int]) -> dict[str, str]:
             f"the fetch of {url}",
             lambda: _when(lambda: frame_js(view, "window.__f"), lambda s: s != "pending"),
         )
+    return results
+
+
+async def escapes(view: Any, port: int) -> dict[str, Any]:
+    """Other ways out to the undeclared origin: an image, a beacon, a popup, a navigation of the
+    app's frame and of the whole page. The counting server says whether any got there."""
+    url = f"http://127.0.0.1:{port}"
+    attempts = {
+        "image": f"new Image().src = '{url}/image'; 'tried'",
+        "beacon": f"String(navigator.sendBeacon('{url}/beacon', 'x'))",
+        "popup": f"String(window.open('{url}/popup'))",
+        "top": f"try {{ top.location = '{url}/top'; 'tried' }} catch (e) {{ 'refused: ' + e.name }}",
+        "frame": f"location.href = '{url}/frame'; 'tried'",
+    }
+    results = {name: await frame_js(view, script) for name, script in attempts.items()}
+    await asyncio.sleep(1.5)  # time for any request that did leave to arrive
+    # The frame's own navigation is stopped by the page's frame-src: it shows an error page instead.
+    results["frame_now"] = await frame_js(view, "String(location.href)")
     return results
 
 

@@ -4,8 +4,8 @@ Chromium's sandbox refuses root and Calculon never turns it off, so as root the 
 ``nobody`` (scripts/app_screenshot.py does that through scripts/unprivileged.py); skipped, with
 the reason, where there is no such user, no user namespaces or no xvfb-run. The page connects,
 gets the call's input and result, calls a tool through the host (asked for approval in the chat
-like the model's calls), reaches the origin it declared and nothing else, reads no file, and
-reports its size, which the view follows.
+like the model's calls), reaches the origin it declared and nothing else (not by fetch, image,
+beacon, popup or navigation), reads no file, and reports its size, which the view follows.
 """
 
 from __future__ import annotations
@@ -60,5 +60,8 @@ def test_an_mcp_app_renders_talks_to_the_host_and_reaches_only_what_it_declared(
     assert seen["fetches"]["declared"] == "got reached" and len(seen["declared_hits"]) == 1
     assert seen["fetches"]["undeclared"].startswith("failed") and seen["undeclared_hits"] == []
     assert seen["fetches"]["file"].startswith("failed")
+    escapes = seen["escapes"]  # an image, a beacon, a popup, the top page, the frame itself: none got out
+    assert escapes["popup"] == "null" and escapes["top"] == "refused: SecurityError"
+    assert not escapes["frame_now"].startswith("http")  # the frame's navigation stopped at its error page
     assert 48 <= seen["height"] < 160  # size-changed honoured: shorter than the starting height
     assert (tmp_path / "mcp-app.png").stat().st_size > 10_000
