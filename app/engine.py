@@ -362,6 +362,7 @@ class Engine:
         for task in self._background:  # index builds the app no longer needs
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
+        await self.apps.aclose()
         await self.supervisor.aclose()
         if self._backend is not None:
             await self._backend.aclose()

@@ -207,8 +207,12 @@ async def shoot(out: Path, servers: Path, ports: tuple[int, int]) -> dict[str, A
         async def status() -> Any:
             return await text_of("status")
 
-        seen["status_after_load"] = await until("the app to connect", status)
-        seen["sum_shown"] = await until("the sum", lambda: text_of("sum"))
+        connected = lambda: _when(status, lambda s: s and s != "connecting")  # noqa: E731
+        seen["status_after_load"] = await until("the app to connect", connected)
+        # "?" until tool-result arrives: pressing "Add one" before that would send a: null
+        seen["sum_shown"] = await until(
+            "the sum", lambda: _when(lambda: text_of("sum"), lambda t: t and t != "?")
+        )
         seen["input_shown"] = await text_of("input")
         seen["policy"] = await frame_js(view, "document.querySelector('meta[http-equiv]').content")
         await frame_js(view, "document.getElementById('more').click()")

@@ -180,6 +180,12 @@ class AppOpener:
         while self._reading:
             await asyncio.gather(*self._reading, return_exceptions=True)
 
+    async def aclose(self) -> None:
+        """Stop reading apps: the servers are going away."""
+        for task in self._reading:
+            task.cancel()
+        await asyncio.gather(*self._reading, return_exceptions=True)
+
     async def _open(self, event: ev.ToolCallFinished, tool: mcp_types.Tool, uri: str) -> None:
         try:
             page = await self._page(event.server, uri)

@@ -25,6 +25,7 @@ import json
 import logging
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QFile, QIODevice, QObject, QUrl, Signal, Slot
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import (
@@ -159,7 +160,10 @@ class Relay(QObject):
         task.add_done_callback(self._answering.discard)
 
     async def _answer(self, text: str) -> None:
-        for message in await self.bridge.receive(text):
+        answers = await self.bridge.receive(text)  # may wait on the user (an approval card)
+        if not shiboken6.isValid(self):
+            return  # the view went (a new conversation) while the user was asked
+        for message in answers:
             self.to_page.emit(json.dumps(message))
 
 
