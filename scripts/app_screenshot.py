@@ -37,6 +37,14 @@ sys.path.insert(0, str(REPO_ROOT))
 
 SERVER = REPO_ROOT / "tests" / "mcp" / "servers" / "app_ui.py"
 SHOT = "mcp-app.png"
+# What the app's own frame may touch: each should say it cannot.
+SANDBOX_PROBES = {
+    "bridge_object": "typeof qt",  # the QWebChannel lives in an isolated world of the host page only
+    "storage": "try { localStorage.setItem('k', '1'); 'stored' } catch (e) { 'refused: ' + e.name }",
+    "cookie": "try { document.cookie = 'k=1'; 'set: ' + document.cookie } catch (e) { 'refused: ' + e.name }",
+    "parent_dom": "try { String(parent.document.title) } catch (e) { 'refused: ' + e.name }",
+    "clipboard": "String(navigator.clipboard && typeof navigator.clipboard.writeText)",
+}
 XVFB = ["xvfb-run", "-a", "-s", "-screen 0 1280x860x24"]
 
 
@@ -175,6 +183,13 @@ def frame_js(view: Any, script: str) -> asyncio.Future[Any]:
     return future
 
 
+def main_world_js(view: Any, script: str) -> asyncio.Future[Any]:
+    """``script``'s value in the host page's own main world (where no script of ours runs)."""
+    future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    view.page().runJavaScript(script, 0, lambda value: future.done() or future.set_result(value))
+    return future
+
+
 async def shoot(out: Path, servers: Path, ports: tuple[int, int]) -> dict[str, Any]:
     from app.core.backend import ToolCallChunk
     from app.core.messages import ToolCall
@@ -215,6 +230,8 @@ async def shoot(out: Path, servers: Path, ports: tuple[int, int]) -> dict[str, A
         )
         seen["input_shown"] = await text_of("input")
         seen["policy"] = await frame_js(view, "document.querySelector('meta[http-equiv]').content")
+        seen["sandbox"] = {name: await frame_js(view, probe) for name, probe in SANDBOX_PROBES.items()}
+        seen["sandbox"]["host_page_bridge_object"] = await main_world_js(view, "typeof qt")
         await frame_js(view, "document.getElementById('more').click()")
         allow = await until("the approval card", lambda: _button(window, "Allow once"))
         seen["approval_asked"] = True

@@ -60,6 +60,10 @@ def test_an_mcp_app_renders_talks_to_the_host_and_reaches_only_what_it_declared(
     assert seen["fetches"]["declared"] == "got reached" and len(seen["declared_hits"]) == 1
     assert seen["fetches"]["undeclared"].startswith("failed") and seen["undeclared_hits"] == []
     assert seen["fetches"]["file"].startswith("failed")
+    sandbox = seen["sandbox"]  # the page's frame can reach neither the bridge, storage, nor its parent
+    assert sandbox["bridge_object"] == "undefined" and sandbox["host_page_bridge_object"] == "undefined"
+    assert sandbox["storage"] == sandbox["cookie"] == sandbox["parent_dom"] == "refused: SecurityError"
+    assert sandbox["clipboard"] == "undefined"
     escapes = seen["escapes"]  # an image, a beacon, a popup, the top page, the frame itself: none got out
     assert escapes["popup"] == "null" and escapes["top"] == "refused: SecurityError"
     assert not escapes["frame_now"].startswith("http")  # the frame's navigation stopped at its error page
