@@ -203,6 +203,8 @@ async def shoot(out: Path, servers: Path, ports: tuple[int, int]) -> dict[str, A
     steps: list[list[Any]] = [
         [ToolCallChunk(ToolCall("c1", "show_sum", {"a": 12, "b": 30}))],
         ["12 + 30 = **42**; the app below shows it, and its button adds one through Calculon."],
+        [ToolCallChunk(ToolCall("c2", "show_sum", {"a": 1, "b": 2}))],  # for the teardown check
+        ["1 + 2 = **3**."],
     ]
     engine = Engine(settings, servers_path=servers, backend=ScriptedBackend(steps))
     window = build_window(engine, settings)
@@ -247,6 +249,7 @@ async def shoot(out: Path, servers: Path, ports: tuple[int, int]) -> dict[str, A
         seen["fetches"] = await fetches(view, ports)
         seen["escapes"] = await escapes(view, ports[1])
         seen["blocked"] = list(view.requests.blocked)
+        seen["teardown"] = await teardown(window, view)
     finally:
         window.close()
         await engine.aclose()
@@ -283,6 +286,34 @@ async def fetches(view: Any, ports: tuple[int, int]) -> dict[str, str]:
             lambda: _when(lambda: frame_js(view, "window.__f"), lambda s: s != "pending"),
         )
     return results
+
+
+async def teardown(window: Any, first: Any) -> dict[str, Any]:
+    """A second app, then the chat's apps told they are going (as when another conversation is
+    shown): the live page answers ui/resource-teardown, and both views go."""
+    import shiboken6
+
+    from app.ui.app_web import AppWebView
+
+    window.controller.submit("And 1 + 2?")
+    await asyncio.wait_for(window.controller.wait_idle(), 60)
+    second = await until(
+        "a second app", lambda: next((v for v in window.findChildren(AppWebView) if v is not first), None)
+    )
+    await until(
+        "the second app to connect",
+        lambda: _when(
+            lambda: frame_js(second, "document.getElementById('status').textContent"),
+            lambda s: s and s.startswith("connected"),
+        ),
+    )
+    bridge = second.bridge
+    window.feed.close_apps("the check clears the chat")
+    answered = await until("the page's answer", lambda: bridge.torn_down, timeout=5)
+    gone = await until(
+        "both views to go", lambda: not (shiboken6.isValid(first) or shiboken6.isValid(second)), timeout=5
+    )
+    return {"answered": answered, "views_gone": gone}
 
 
 async def escapes(view: Any, port: int) -> dict[str, Any]:

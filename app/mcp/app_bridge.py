@@ -39,6 +39,7 @@ logger = logging.getLogger(__name__)
 PROTOCOL_VERSION = "2026-01-26"
 MAX_MESSAGE = 1_000_000  # characters of one message from the page; more is refused unread
 MAX_HEIGHT = 600  # pixels; the view grows with size-changed up to this
+TEARDOWN_ID = "calculon-teardown"  # the one request the host sends a page
 PARSE_ERROR, INVALID_REQUEST, NO_METHOD, BAD_PARAMS, REFUSED = -32700, -32600, -32601, -32602, -32000
 
 Message = dict[str, Any]
@@ -59,8 +60,9 @@ def _notification(method: str, params: Mapping[str, Any]) -> Message:
 class AppBridge:
     """One app's requests, answered for the call ``app`` rendered.
 
-    ``post_message(text)`` puts text in the chat as the user (False when it cannot now);
-    ``on_size(width, height)`` is told each size the page reports.
+        ``post_message(text)`` puts text in the chat as the user (False when it cannot now);
+        ``on_size(width, height)`` is told each size the page reports, ``on_torn_down()`` when the page
+    has answered :meth:`teardown`.
     """
 
     def __init__(
@@ -77,6 +79,8 @@ class AppBridge:
         self.asker = asker
         self.post_message = post_message
         self.on_size: Callable[[float | None, float | None], None] = lambda _w, _h: None
+        self.on_torn_down: Callable[[], None] = lambda: None  # the page answered ui/resource-teardown
+        self.torn_down = False
         self.initialized = False
         self._requests: dict[str, Callable[[Mapping[str, Any]], Awaitable[Any]]] = {
             "ui/initialize": self._initialize,
@@ -104,21 +108,20 @@ class AppBridge:
             return [self._error(None, INVALID_REQUEST, "not a JSON-RPC 2.0 message")]
         method = message.get("method")
         if not isinstance(method, str):
-            return []  # a response (to our teardown request): nothing to answer
+            if message.get("id") == TEARDOWN_ID:
+                self.torn_down = True
+                self.on_torn_down()
+            return []  # a response: only our teardown request gets one
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
         if "id" not in message:
             return self._notified(method, params)
         return [await self._answer(message["id"], method, params)]
 
-    def teardown(self) -> Message:
-        """The request a page gets before its view goes away."""
-        return {
-            "jsonrpc": "2.0",
-            "id": "teardown",
-            "method": "ui/resource-teardown",
-            "params": {"reason": "closed"},
-        }
+    def teardown(self, reason: str) -> Message:
+        """The request a page gets before its view goes away; its answer calls ``on_torn_down``."""
+        params = {"reason": reason}
+        return {"jsonrpc": "2.0", "id": TEARDOWN_ID, "method": "ui/resource-teardown", "params": params}
 
     async def _answer(self, request_id: Any, method: str, params: Mapping[str, Any]) -> Message:
         handler = self._requests.get(method)

@@ -26,7 +26,7 @@ import logging
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QFile, QIODevice, QObject, QUrl, Signal, Slot
+from PySide6.QtCore import QFile, QIODevice, QObject, QTimer, QUrl, Signal, Slot
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import (
     QWebEngineDownloadRequest,
@@ -47,6 +47,7 @@ from app.mcp.apps import allows, content_security_policy, with_policy
 logger = logging.getLogger(__name__)
 
 START_HEIGHT = 160
+TEARDOWN_WAIT_MS = 2000  # how long a page may take to answer ui/resource-teardown
 MIN_HEIGHT = 48
 _LOCAL_SCHEMES = ("data", "about", "blob")  # the host page, its srcdoc frame, what the page makes itself
 
@@ -91,6 +92,9 @@ new QWebChannel(qt.webChannelTransport, function (channel) {
   bridge.page(function (page) { frame.srcdoc = page; });
 });
 """
+
+
+_closing: set[AppWebView] = set()  # views told to tear down, waiting for their page's answer
 
 
 class RequestFilter(QWebEngineUrlRequestInterceptor):
@@ -227,6 +231,17 @@ class AppWebView(QWebEngineView):
         self.setFixedHeight(START_HEIGHT)
         bridge.on_size = self._resize_to
         self.sandboxed.setHtml(HOST_PAGE.format(policy=html.escape(policy, quote=True)))
+
+    def teardown(self, reason: str) -> None:
+        """Tell the page it is going (``ui/resource-teardown``) and go once it has answered, or
+        after :data:`TEARDOWN_WAIT_MS`; out of the chat meanwhile, so the chat can be cleared now."""
+        self.setParent(None)
+        self.hide()
+        _closing.add(self)  # no parent now: kept alive here until it is deleted
+        self.destroyed.connect(lambda: _closing.discard(self))
+        self.bridge.on_torn_down = self.deleteLater
+        self.relay.to_page.emit(json.dumps(self.bridge.teardown(reason)))
+        QTimer.singleShot(TEARDOWN_WAIT_MS, self.deleteLater)
 
     def _resize_to(self, _width: float | None, height: float | None) -> None:
         if height is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtWidgets import QWidget
 
 from app.core import events as ev
@@ -44,6 +45,7 @@ class ChatFeed:
         self._results: dict[str, Bubble] = {}  # call id -> its result's bubble, where an app may follow
         # Makes the widget of an MCP App (app.ui.app_view.AppViews); None: apps are not shown (a saved chat).
         self.open_app: Callable[[ev.AppReady, QWidget], QWidget] | None = None
+        self._apps: list[QWidget] = []
 
     def handle(self, event: ev.Event) -> None:
         handler = getattr(self, f"_on_{event.kind}", None)
@@ -113,7 +115,17 @@ class ChatFeed:
         if self.open_app is None or bubble is None:
             return
         bubble.set_title(f"{bubble.title} · app {event.uri}")
-        bubble.add_below(self.open_app(event, bubble))
+        app = self.open_app(event, bubble)
+        self._apps.append(app)
+        bubble.add_below(app)
+
+    def close_apps(self, reason: str) -> None:
+        """Before the chat is cleared: each live app is told it is going (its view waits for its answer)."""
+        for app in self._apps:
+            teardown = getattr(app, "teardown", None)  # the text fallback has nothing to tell
+            if teardown is not None and shiboken6.isValid(app):
+                teardown(reason)
+        self._apps.clear()
 
     def _on_check_finished(self, event: ev.CheckFinished) -> None:
         # Only a rejected draft is marked here; a final verdict arrives with AnswerReady.

@@ -236,3 +236,18 @@ def test_the_policy_is_the_pages_first_meta_so_it_holds_before_any_script():
     assert with_policy("<p>no head</p>", "x").startswith(
         '<meta http-equiv="Content-Security-Policy" content="x">'
     )
+
+
+async def test_teardown_is_a_request_whose_answer_tells_the_view_it_may_go(server):
+    host = bridge(server, await app_of(server))
+    gone: list[bool] = []
+    host.on_torn_down = lambda: gone.append(True)
+    asked = host.teardown("another conversation is shown")
+    assert asked["method"] == "ui/resource-teardown" and asked["params"] == {
+        "reason": "another conversation is shown"
+    }
+    assert (
+        await host.receive(json.dumps({"jsonrpc": "2.0", "id": "other", "result": {}})) == [] and gone == []
+    )
+    assert await host.receive(json.dumps({"jsonrpc": "2.0", "id": asked["id"], "result": {}})) == []
+    assert gone == [True] and host.torn_down

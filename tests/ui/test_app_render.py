@@ -67,5 +67,6 @@ def test_an_mcp_app_renders_talks_to_the_host_and_reaches_only_what_it_declared(
     escapes = seen["escapes"]  # an image, a beacon, a popup, the top page, the frame itself: none got out
     assert escapes["popup"] == "null" and escapes["top"] == "refused: SecurityError"
     assert not escapes["frame_now"].startswith("http")  # the frame's navigation stopped at its error page
+    assert seen["teardown"] == {"answered": True, "views_gone": True}  # ui/resource-teardown answered
     assert 48 <= seen["height"] < 160  # size-changed honoured: shorter than the starting height
     assert (tmp_path / "mcp-app.png").stat().st_size > 10_000

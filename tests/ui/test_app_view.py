@@ -20,6 +20,7 @@ from app.ui.app_view import AppFallback, AppViews, webengine_problem
 from app.ui.bubbles import PlainBubble
 from app.ui.chat_feed import ChatFeed
 from app.ui.chat_pane import ChatPane
+from app.ui.history_view import show_events
 from app.ui.main import build_window
 from tests.mcp.helpers import script_entry
 
@@ -106,7 +107,8 @@ def test_in_the_window_as_root_a_real_servers_app_is_read_and_shown_as_text_unde
     monkeypatch.setattr(app_view.os, "geteuid", lambda: 0)  # as this machine runs: root
     path = tmp_path / "servers.json"
     path.write_text(json.dumps({"mcpServers": {"apps": script_entry("apps", "app_ui.py").to_json()}}))
-    backend = ScriptedBackend([[ToolCallChunk(ToolCall("c1", "show_sum", {"a": 2, "b": 3}))], ["It is 5."]])
+    call = ToolCallChunk(ToolCall("c1", "show_sum", {"a": 2, "b": 3}))
+    backend = ScriptedBackend([[call], ["It is 5."], [call], ["Still 5."]])
     settings = Settings(strict=False, tool_approvals={"apps.show_sum": "always"})
     engine = Engine(settings, servers_path=path, backend=backend)
     window = build_window(engine, settings)
@@ -119,5 +121,10 @@ def test_in_the_window_as_root_a_real_servers_app_is_read_and_shown_as_text_unde
         assert "<h2>Sum app</h2>" in fallback.page.toPlainText()
         result = next(b for b in window.chat.bubbles() if b.kind == "tool_result")
         assert result.findChild(AppFallback) is fallback and '"sum": 5' in result.text()
+        opener = window.feed.open_app
+        show_events(window, [])  # another conversation: the chat is cleared, apps keep opening after it
+        assert window.feed.open_app is opener and not window.chat.bubbles()
+        window.controller.submit("and again")
+        qtbot.waitUntil(lambda: window.findChild(AppFallback) is not None, timeout=60_000)
     finally:
         arun(engine.aclose(), timeout=30)
