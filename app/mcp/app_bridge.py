@@ -81,6 +81,7 @@ class AppBridge:
         self.on_size: Callable[[float | None, float | None], None] = lambda _w, _h: None
         self.on_torn_down: Callable[[], None] = lambda: None  # the page answered ui/resource-teardown
         self.torn_down = False
+        self.theme = "light"  # the window's, set by the view: "light" or "dark"
         self.initialized = False
         self._requests: dict[str, Callable[[Mapping[str, Any]], Awaitable[Any]]] = {
             "ui/initialize": self._initialize,
@@ -167,7 +168,7 @@ class AppBridge:
             },
             "hostContext": {
                 "toolInfo": {"tool": dict(self.app.definition)},
-                "theme": "light",
+                "theme": self.theme,
                 "displayMode": "inline",
                 "availableDisplayModes": ["inline"],
                 "containerDimensions": {"maxHeight": MAX_HEIGHT},

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.core import events as ev
 from app.mcp.app_bridge import AppBridge
+from app.ui import theme
 from app.ui.text_view import TextView
 
 logger = logging.getLogger(__name__)
@@ -73,4 +74,6 @@ class AppViews:
             return AppFallback(app, problem, parent)
         from app.ui.app_web import AppWebView
 
-        return AppWebView(app, self.bridge(app), parent)
+        bridge = self.bridge(app)
+        bridge.theme = "dark" if theme.is_dark() else "light"
+        return AppWebView(app, bridge, parent)

@@ -118,7 +118,7 @@ async def test_initialize_answers_with_host_context_and_initialized_brings_the_i
     host = bridge(server, await app_of(server))
     (answer,) = await host.receive(request("ui/initialize", {"appInfo": {"name": "sum"}}))
     result = answer["result"]
-    assert result["hostInfo"]["name"] == "calculon"
+    assert result["hostInfo"]["name"] == "calculon" and result["hostContext"]["theme"] == "light"
     assert result["hostContext"]["toolInfo"]["tool"]["name"] == "show_sum"
     assert (
         result["hostContext"]["displayMode"] == "inline"
