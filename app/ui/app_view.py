@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import sys
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
@@ -30,6 +31,8 @@ BridgeFactory = Callable[[ev.AppReady], AppBridge]
 
 def webengine_problem() -> str | None:
     """Why an MCP App cannot be rendered here, in one sentence; None when it can."""
+    if getattr(sys, "frozen", False):
+        return "this build of Calculon has no Qt WebEngine (run it from source for MCP Apps)."
     if importlib.util.find_spec("PySide6.QtWebEngineWidgets") is None:
         return "Qt WebEngine is not installed (pip install PySide6-Addons)."
     if hasattr(os, "geteuid") and os.geteuid() == 0:

@@ -65,6 +65,10 @@ def test_without_a_display_or_the_addons_the_reason_says_so(monkeypatch, qapp):
         app_view.importlib.util, "find_spec", lambda name: None if "WebEngine" in name else real(name)
     )
     assert webengine_problem() == "Qt WebEngine is not installed (pip install PySide6-Addons)."
+    monkeypatch.setattr(app_view.sys, "frozen", True, raising=False)  # the bundle leaves WebEngine out
+    assert (
+        webengine_problem() == "this build of Calculon has no Qt WebEngine (run it from source for MCP Apps)."
+    )
 
 
 def test_the_app_is_shown_as_escaped_text_under_its_result_with_the_reason(qtbot):
