@@ -26,7 +26,7 @@ import logging
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QFile, QIODevice, QObject, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QFile, QIODevice, QObject, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import (
     QWebEngineDownloadRequest,
@@ -226,7 +226,7 @@ class AppWebView(QWebEngineView):
         self.sandboxed.setWebChannel(channel, QWebEngineScript.ScriptWorldId.ApplicationWorld)
         self.sandboxed.scripts().insert(_relay_script())
         self.setPage(self.sandboxed)
-        self.setContextMenuPolicy(self.contextMenuPolicy().NoContextMenu)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(START_HEIGHT)
         bridge.on_size = self._resize_to
