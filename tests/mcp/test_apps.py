@@ -8,14 +8,23 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import mcp_types
 import pytest
 
 from app.core import events as ev
 from app.core.approvals import Approvals
 from app.core.asking import ApprovalAnswer, Asker, FormAnswer
 from app.core.scripted_user import ScriptedUser
-from app.mcp.app_bridge import AppBridge
-from app.mcp.apps import MAX_BYTES, AppOpener, allows, content_security_policy, with_policy
+from app.mcp.app_bridge import MAX_MESSAGE, AppBridge
+from app.mcp.apps import (
+    MAX_BYTES,
+    AppOpener,
+    allows,
+    content_security_policy,
+    resource_uri,
+    visible_to,
+    with_policy,
+)
 from app.mcp.supervisor import Supervisor
 from tests.mcp.helpers import EventLog, script_entry, started
 
@@ -251,3 +260,21 @@ async def test_teardown_is_a_request_whose_answer_tells_the_view_it_may_go(serve
     )
     assert await host.receive(json.dumps({"jsonrpc": "2.0", "id": asked["id"], "result": {}})) == []
     assert gone == [True] and host.torn_down
+
+
+def test_a_tool_names_its_page_by_the_nested_key_or_the_older_flat_one_and_only_a_ui_uri():
+    def tool(meta: dict[str, Any]) -> mcp_types.Tool:
+        return mcp_types.Tool(name="t", input_schema={"type": "object"}, _meta=meta)
+
+    assert resource_uri(tool({"ui": {"resourceUri": "ui://a/page.html"}})) == "ui://a/page.html"
+    assert resource_uri(tool({"ui/resourceUri": "ui://a/old.html"})) == "ui://a/old.html"
+    assert resource_uri(tool({"ui": {"resourceUri": "https://a.example/page.html"}})) == ""
+    assert visible_to(tool({}), "model") and visible_to(tool({}), "app")
+    assert not visible_to(tool({"ui": {"visibility": ["app"]}}), "model")
+
+
+async def test_a_message_over_the_limit_is_refused_unread(server):
+    host = bridge(server, await app_of(server))
+    huge = request("ping", {"padding": "x" * MAX_MESSAGE})
+    (answer,) = await host.receive(huge)
+    assert answer["error"]["code"] == -32600 and "over 1,000,000 characters" in answer["error"]["message"]
