@@ -145,6 +145,7 @@ def render(out: Path, check: Path | None) -> int:
     entry = {"command": sys.executable, "args": [str(SERVER)], "env": env}
     servers = home / "servers.json"
     servers.write_text(json.dumps({"mcpServers": {"apps": entry}}))
+    os.environ["QT_QPA_PLATFORM"] = "xcb"  # xvfb-run's display, even under make test's offscreen
     QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
     app = QApplication([sys.argv[0]])
     app.setQuitOnLastWindowClosed(False)
