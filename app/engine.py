@@ -30,6 +30,8 @@ from app.core.outcome import TurnOutcome
 from app.core.sampling import SamplingGate, backend_completer
 from app.core.session import ChatSession
 from app.core.tools import AnswerVerifier, Source, ToolSelector
+from app.mcp.app_bridge import AppBridge
+from app.mcp.apps import AppOpener
 from app.mcp.asking import AskingHandlers
 from app.mcp.config import load_config
 from app.mcp.early import EarlyStarts
@@ -94,6 +96,8 @@ class Engine:
         self._started = False
         self.supervisor.subscribe(self._emit)
         self.subscribe(self.asker.watch)
+        self.apps = AppOpener(self.supervisor.connections, self._emit)
+        self.subscribe(self.apps)
         if sink is not None:
             self.subscribe(sink)
 
@@ -340,6 +344,10 @@ class Engine:
             return self._system_prompt
         return prompts.system_prompt(self.settings.strict)
 
+    def app_bridge(self, app: ev.AppReady, post_message: Callable[[str], bool] | None = None) -> AppBridge:
+        """The host side of a rendered MCP App: its tool calls go through the model's approvals."""
+        return AppBridge(app, self.supervisor.connections, self.approvals, self.asker, post_message)
+
     def cancel(self) -> None:
         if self._session is not None:
             self._session.cancel()
@@ -354,6 +362,7 @@ class Engine:
         for task in self._background:  # index builds the app no longer needs
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
+        await self.apps.aclose()
         await self.supervisor.aclose()
         if self._backend is not None:
             await self._backend.aclose()

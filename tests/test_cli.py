@@ -238,6 +238,24 @@ def test_a_server_log_prints_as_one_line_naming_server_and_level():
     assert output.describe(logged) == "server logs log (warning): disk nearly full"
 
 
+def test_an_mcp_app_prints_as_one_line_without_its_page():
+    app = ev.AppReady(
+        call_id="c1",
+        server="apps",
+        tool="show_sum",
+        uri="ui://sum/app.html",
+        html="<p>" + "x" * 5000 + "</p>",
+        csp={},
+        permissions={},
+        prefers_border=None,
+        arguments={},
+        result={},
+        definition={},
+    )
+    line = "     app ui://sum/app.html from apps: 5,007 characters (the window renders it)"
+    assert output.describe(app) == line
+
+
 def test_missing_model_file_is_a_usage_error(capsys):
     assert cli.run(["ask", "hi", "--model", "/no/such/model.gguf"]) == 2
     assert "model file not found: /no/such/model.gguf" in capsys.readouterr().err

@@ -240,6 +240,10 @@ _DESCRIBERS: dict[type, Any] = {
     ev.StepFinished: lambda e: f"step {e.step}: {e.tokens} tokens in {e.duration_ms / 1000:.1f} s",
     ev.ToolCallStarted: lambda e: f"  -> {e.server}.{e.tool} {_clip(json.dumps(dict(e.arguments)))}",
     ev.ToolCallFinished: _tool_finished,
+    # the page itself is for the window; a terminal gets where it came from and its size
+    ev.AppReady: lambda e: (
+        f"     app {e.uri} from {e.server}: {len(e.html):,} characters (the window renders it)"
+    ),
     ev.ToolCallProgress: lambda e: f"     {e.tool}: {progress_text(e.progress, e.total, e.message)}",
     ev.CheckFinished: _check,
     ev.AnswerReady: lambda e: "answer ready" + _verdict(e),

@@ -131,6 +131,25 @@ class ToolCallProgress(ToolCallEvent):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class AppReady(ToolCallEvent):
+    """The finished call's tool has an MCP App: its ``ui://`` page, read and checked (app.mcp.apps).
+
+    ``csp`` holds the domains the page declares (connectDomains, resourceDomains...); the view
+    allows no others. ``result`` is the call's ``CallToolResult`` as the app receives it, and
+    ``definition`` the tool as listed (the app's host context names it)."""
+
+    kind: ClassVar[str] = "app_ready"
+    uri: str
+    html: str
+    csp: Mapping[str, tuple[str, ...]]
+    permissions: Mapping[str, Any]
+    prefers_border: bool | None
+    arguments: Mapping[str, Any]
+    result: Mapping[str, Any]
+    definition: Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CheckFinished(Event):
     """The Calculon provenance check ran on a candidate answer."""
 

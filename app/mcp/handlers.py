@@ -25,6 +25,7 @@ import mcp_types
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 
 from app.core import events as ev
+from app.mcp.apps import AppsExtension
 from app.mcp.changes import ListChanges
 from app.mcp.flood import PER_SECOND
 from app.mcp.pause import CallClock
@@ -71,8 +72,9 @@ class ClientHandlers:
         if self.changes is not None:
             options.setdefault("message_handler", self.changes)
         options["extensions"] = [
-            TasksExtension(self.clock.lift, self.tasks)
-        ]  # a call may come back as a task
+            TasksExtension(self.clock.lift, self.tasks),  # a call may come back as a task
+            AppsExtension(),  # a tool may name a ui:// page the window renders
+        ]
         return options
 
 

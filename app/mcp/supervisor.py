@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types
 
 from app import paths
 from app.core import events as ev
 from app.core.tools import ToolInfo, ToolResult
+from app.mcp.apps import visible_to
 from app.mcp.calls import call_tool
 from app.mcp.config import ServerEntry, ServersConfig
 from app.mcp.connection import ServerConnection
@@ -217,7 +219,7 @@ class Supervisor:
 
     def _reindex(self) -> None:
         live = [
-            (name, self.pinning.offered(name, c.tools, bundled=bool(c.entry.bundled)))
+            (name, _for_model(self.pinning.offered(name, c.tools, bundled=bool(c.entry.bundled))))
             for name, c in self.connections.items()
             if c.state in _OFFERED
         ]
@@ -268,6 +270,11 @@ class Supervisor:
         except KeyError:
             state = "disabled" if name in self.entries else "not configured"
             raise KeyError(f"server {name!r} is {state}") from None
+
+
+def _for_model(tools: Sequence[mcp_types.Tool]) -> list[mcp_types.Tool]:
+    """An MCP App's own tools (visibility ["app"]) are for its page to call, never offered to the model."""
+    return [tool for tool in tools if visible_to(tool, "model")]
 
 
 def _roots_alone_changed(old: ServerEntry, new: ServerEntry | None) -> bool:

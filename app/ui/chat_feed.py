@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import shiboken6
+from PySide6.QtWidgets import QWidget
+
 from app.core import events as ev
 from app.core.progress import ProgressUpdate
 from app.core.text_calls import may_open_call
@@ -44,6 +47,10 @@ class ChatFeed:
         self._text: MarkdownBubble | None = None
         self._thought: PlainBubble | None = None
         self._calls: dict[str, Bubble] = {}  # call id -> its bubble, while the call runs
+        self._results: dict[str, Bubble] = {}  # call id -> its result's bubble, where an app may follow
+        # Makes the widget of an MCP App (app.ui.app_view.AppViews); None: apps are not shown (a saved chat).
+        self.open_app: Callable[[ev.AppReady, QWidget], QWidget] | None = None
+        self._apps: list[QWidget] = []
 
     def handle(self, event: ev.Event) -> None:
         handler = getattr(self, f"_on_{event.kind}", None)
@@ -104,12 +111,30 @@ class ChatFeed:
         word = "Cancelled" if event.cancelled else word
         title = f"{word} · {event.server}.{event.tool} · {format_ms(event.duration_ms)}"
         bubble = self.pane.add_bubble(PlainBubble(kind, title, result_text(event)))
+        self._results[event.call_id] = bubble
         if event.parts:
             parts = ContentParts(event.parts, bubble)
             parts.link_activated.connect(lambda uri: self.read_link(event.server, uri))
             bubble.add_below(parts)
         if event.kept:
             bubble.add_below(full_result_button(event.kept, bubble))
+
+    def _on_app_ready(self, event: ev.AppReady) -> None:
+        bubble = self._results.get(event.call_id)
+        if self.open_app is None or bubble is None:
+            return
+        bubble.set_title(f"{bubble.title} · app {event.uri}")
+        app = self.open_app(event, bubble)
+        self._apps.append(app)
+        bubble.add_below(app)
+
+    def close_apps(self, reason: str) -> None:
+        """Before the chat is cleared: each live app is told it is going (its view waits for its answer)."""
+        for app in self._apps:
+            teardown = getattr(app, "teardown", None)  # the text fallback has nothing to tell
+            if teardown is not None and shiboken6.isValid(app):
+                teardown(reason)
+        self._apps.clear()
 
     def _on_check_finished(self, event: ev.CheckFinished) -> None:
         # Only a rejected draft is marked here; a final verdict arrives with AnswerReady.

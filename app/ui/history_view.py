@@ -56,8 +56,10 @@ def show_events(window: MainWindow, events: Sequence[ev.Event], turns: int | Non
         store.apply(event)
     window.trace = store
     window.trace_view.set_store(store)
+    live = window.feed
+    live.close_apps("another conversation is shown")
     window.chat.clear()
-    window.feed = ChatFeed(window.chat)
+    window.feed = ChatFeed(window.chat)  # a saved conversation's apps are not shown: no live server for them
     starts = [i for i, event in enumerate(shown) if isinstance(event, ev.TurnStarted)]
     if turns is not None and len(starts) > turns:
         earlier = QPushButton(f"Show the {len(starts) - turns} earlier turns", window.chat)
@@ -66,6 +68,8 @@ def show_events(window: MainWindow, events: Sequence[ev.Event], turns: int | Non
         shown = shown[starts[-turns] :]
     for event in shown:
         window.feed.handle(event)
+    # Its next turns are live: their links and apps work again.
+    window.feed.read_link, window.feed.open_app = live.read_link, live.open_app
 
 
 class WindowHistory(QObject):

@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import Any
 
 import qasync
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.core import events as ev
@@ -28,6 +29,7 @@ from app.mcp.review import Review
 from app.mcp.surface import Surface
 from app.settings import Settings, load_settings
 from app.ui import surface_ui
+from app.ui.app_view import AppViews
 from app.ui.ask_cards import CardUser
 from app.ui.controller import ChatController
 from app.ui.gc_guard import MainThreadCollector
@@ -42,6 +44,8 @@ _background: set[asyncio.Future[Any]] = set()
 def main(argv: list[str]) -> int:
     """Run the window until it is closed; returns the process exit code."""
     options, _ = _parser().parse_known_args(argv)
+    # Qt WebEngine (MCP Apps) shares OpenGL contexts with the window: this must precede the QApplication.
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "calculon"])
     assert isinstance(app, QApplication)
     app.setApplicationName("Calculon")
@@ -118,6 +122,7 @@ def build_window(engine: Engine, settings: Settings) -> MainWindow:
     )
     window.set_model_label(model_label(settings))
     surface_ui.install(window, Surface(engine.supervisor))
+    window.feed.open_app = AppViews(lambda app: engine.app_bridge(app, window.controller.submit))
     window.servers_panel.show_review(Review(engine.supervisor))
     window.settings_saved.connect(lambda new: _reconfigure(engine, window, new))
     engine.subscribe(lambda event: _meter(engine, window, event))

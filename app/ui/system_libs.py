@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-# Every system library that ldd lists for PySide6's xcb plugin, its GL integrations and
-# QtCore/QtGui/QtWidgets, and for llama.cpp's libraries (tests/ui/test_system_libs.py checks
-# them against dpkg), by soname.
+# Every system library that ldd lists for PySide6's xcb plugin, its GL integrations,
+# QtCore/QtGui/QtWidgets and Qt WebEngine (MCP Apps), and for llama.cpp's libraries
+# (tests/ui/test_system_libs.py checks them against dpkg), by soname.
 # Debian 13 and Ubuntu 24.04 renamed a few (libglib2.0-0t64, libpng16-16t64); the new package
 # provides the old name and apt-get installs it when asked for the old one.
 PACKAGES: dict[str, str] = {
@@ -31,33 +31,60 @@ PACKAGES: dict[str, str] = {
     "libX11-xcb.so.1": "libx11-xcb1",
     "libX11.so.6": "libx11-6",
     "libXau.so.6": "libxau6",
+    "libXcomposite.so.1": "libxcomposite1",
+    "libXdamage.so.1": "libxdamage1",
     "libXdmcp.so.6": "libxdmcp6",
+    "libXext.so.6": "libxext6",
+    "libXfixes.so.3": "libxfixes3",
+    "libXrandr.so.2": "libxrandr2",
+    "libXrender.so.1": "libxrender1",
+    "libXtst.so.6": "libxtst6",
+    "libasound.so.2": "libasound2",
     "libbrotlicommon.so.1": "libbrotli1",
     "libbrotlidec.so.1": "libbrotli1",
     "libbsd.so.0": "libbsd0",
     "libc.so.6": "libc6",
     "libcap.so.2": "libcap2",
+    "libcom_err.so.2": "libcom-err2",
     "libdbus-1.so.3": "libdbus-1-3",
     "libdl.so.2": "libc6",
+    "libdrm.so.2": "libdrm2",
     "libexpat.so.1": "libexpat1",
+    "libffi.so.8": "libffi8",
     "libfontconfig.so.1": "libfontconfig1",
     "libfreetype.so.6": "libfreetype6",
+    "libgbm.so.1": "libgbm1",
     "libgcc_s.so.1": "libgcc-s1",
     "libgcrypt.so.20": "libgcrypt20",
-    "libgomp.so.1": "libgomp1",  # llama.cpp's OpenMP runtime: a bare Debian lacks it too
     "libglib-2.0.so.0": "libglib2.0-0",
+    "libgomp.so.1": "libgomp1",  # llama.cpp's OpenMP runtime: a bare Debian lacks it too
     "libgpg-error.so.0": "libgpg-error0",
+    "libgssapi_krb5.so.2": "libgssapi-krb5-2",
     "libgthread-2.0.so.0": "libglib2.0-0",
+    "libk5crypto.so.3": "libk5crypto3",
+    "libkeyutils.so.1": "libkeyutils1",
+    "libkrb5.so.3": "libkrb5-3",
+    "libkrb5support.so.0": "libkrb5support0",
     "liblz4.so.1": "liblz4-1",
     "liblzma.so.5": "liblzma5",
     "libm.so.6": "libc6",
     "libmd.so.0": "libmd0",
+    "libnspr4.so": "libnspr4",
+    "libnss3.so": "libnss3",
+    "libnssutil3.so": "libnss3",
     "libpcre2-8.so.0": "libpcre2-8-0",
+    "libplc4.so": "libnspr4",
+    "libplds4.so": "libnspr4",
     "libpng16.so.16": "libpng16-16",
     "libpthread.so.0": "libc6",
+    "libresolv.so.2": "libc6",
+    "libsmime3.so": "libnss3",
     "libstdc++.so.6": "libstdc++6",
     "libsystemd.so.0": "libsystemd0",
+    "libudev.so.1": "libudev1",
+    "libwayland-server.so.0": "libwayland-server0",
     "libxcb-cursor.so.0": "libxcb-cursor0",
+    "libxcb-dri3.so.0": "libxcb-dri3-0",
     "libxcb-glx.so.0": "libxcb-glx0",
     "libxcb-icccm.so.4": "libxcb-icccm4",
     "libxcb-image.so.0": "libxcb-image0",
@@ -74,6 +101,7 @@ PACKAGES: dict[str, str] = {
     "libxcb.so.1": "libxcb1",
     "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
     "libxkbcommon.so.0": "libxkbcommon0",
+    "libxkbfile.so.1": "libxkbfile1",
     "libz.so.1": "zlib1g",
     "libzstd.so.1": "libzstd1",
 }
@@ -148,11 +176,16 @@ def xcb_plugin(pyside: Path) -> Path:
     return pyside / "Qt" / "plugins" / "platforms" / "libqxcb.so"
 
 
+WEB_MODULES = ("QtWebEngineCore", "QtWebEngineWidgets", "QtWebChannel")
+
+
 def window_binaries(pyside: Path) -> list[Path]:
-    """What the window loads from PySide6: the xcb plugin, its GL integrations, the Qt modules used."""
+    """What the window loads from PySide6: the xcb plugin, its GL integrations, the Qt modules used,
+    and where PySide6-Addons is installed, Qt WebEngine and the process it renders MCP Apps in."""
     integrations = sorted((pyside / "Qt" / "plugins" / "xcbglintegrations").glob("*.so"))
-    modules = [pyside / f"{name}.abi3.so" for name in ("QtCore", "QtGui", "QtWidgets")]
-    return [path for path in (xcb_plugin(pyside), *integrations, *modules) if path.is_file()]
+    modules = [pyside / f"{name}.abi3.so" for name in ("QtCore", "QtGui", "QtWidgets", *WEB_MODULES)]
+    renderer = pyside / "Qt" / "libexec" / "QtWebEngineProcess"
+    return [path for path in (xcb_plugin(pyside), *integrations, *modules, renderer) if path.is_file()]
 
 
 def app_binaries() -> list[Path]:

@@ -9,6 +9,7 @@ import mcp_types
 import pytest
 
 from app.core import events as ev
+from app.mcp.apps import AppsExtension
 from app.mcp.handlers import ClientHandlers, server_handlers
 from app.mcp.tasks import TasksExtension
 from tests.mcp.helpers import script_entry
@@ -55,8 +56,9 @@ def test_only_the_handlers_that_are_set_are_passed_to_the_client():
     async def on_log(params: mcp_types.LoggingMessageNotificationParams) -> None: ...
 
     def without_extensions(options: dict) -> dict:
-        (tasks,) = options.pop("extensions")  # every connection takes tasks (app.mcp.tasks)
-        assert isinstance(tasks, TasksExtension)
+        # every connection takes tasks (app.mcp.tasks) and MCP Apps (app.mcp.apps)
+        tasks, apps = options.pop("extensions")
+        assert isinstance(tasks, TasksExtension) and isinstance(apps, AppsExtension)
         return options
 
     assert without_extensions(ClientHandlers().client_options()) == {}
