@@ -346,7 +346,9 @@ class Engine:
 
     def app_bridge(self, app: ev.AppReady, post_message: Callable[[str], bool] | None = None) -> AppBridge:
         """The host side of a rendered MCP App: its tool calls go through the model's approvals."""
-        return AppBridge(app, self.supervisor.connections, self.approvals, self.asker, post_message)
+        return AppBridge(
+            app, self.supervisor.connections, self.approvals, self.asker, post_message, emit=self._emit
+        )
 
     def cancel(self) -> None:
         if self._session is not None:

@@ -99,6 +99,8 @@ class ToolCallEvent(Event):
     call_id: str
     server: str
     tool: str
+    # The call id of the call whose MCP App made this call from its page; "" for the model's calls.
+    from_app: str = ""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

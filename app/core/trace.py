@@ -148,17 +148,19 @@ class TraceStore:
         self._stream(event, "text", "Text")
 
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        if event.from_app:  # made by an app's page, after its turn: under the turn, said so
+            turn = self._turns.get(event.turn_id)
+            if turn is not None:
+                node = TraceNode("tool_call", f"{event.server}.{event.tool} · from its app", started=event.ts)
+                node.data.update(_call_data(event), from_app=event.from_app)
+                self._calls[event.call_id] = self._insert(turn, node)
+            return
         self._streaming.pop(event.turn_id, None)
         node = TraceNode(
             "tool_call",
             f"{event.server}.{event.tool}",
             started=event.ts,
-            data={
-                "call_id": event.call_id,
-                "server": event.server,
-                "tool": event.tool,
-                "arguments": dict(event.arguments),
-            },
+            data=_call_data(event),
         )
         self._calls[event.call_id] = self._insert(self._container(event.turn_id), node)
 
@@ -166,7 +168,9 @@ class TraceStore:
         node = self._calls.pop(event.call_id, None)
         if node is None:
             self._on_tool_call_started(ev.ToolCallStarted(**_call_fields(event)))
-            node = self._calls.pop(event.call_id)
+            node = self._calls.pop(event.call_id, None)
+            if node is None:  # an app's call whose turn is no longer shown
+                return
         node.status = "cancelled" if event.cancelled else "error" if event.is_error else "ok"
         node.duration_ms = event.duration_ms
         node.data.update(result=event.result, is_error=event.is_error)
@@ -253,10 +257,12 @@ class TraceStore:
         turn = self._turns[event.turn_id]
         turn.status = "cancelled" if event.cancelled else "error" if event.failed else "ok"
         turn.duration_ms = event.duration_ms
+        apps = {k: node for k, node in self._calls.items() if "from_app" in node.data}  # not the turn's
         for running in [*self._calls.values(), *self._asks.values()]:
-            running.status = "cancelled"
-            self._changed(running)
-        self._calls.clear()
+            if "from_app" not in running.data:
+                running.status = "cancelled"
+                self._changed(running)
+        self._calls = apps
         self._asks.clear()
         self._steps.pop(event.turn_id, None)
         self._streaming.pop(event.turn_id, None)
@@ -290,4 +296,14 @@ def _call_fields(event: ev.ToolCallFinished) -> dict[str, Any]:
         "server": event.server,
         "tool": event.tool,
         "arguments": event.arguments,
+        "from_app": event.from_app,
+    }
+
+
+def _call_data(event: ev.ToolCallStarted) -> dict[str, Any]:
+    return {
+        "call_id": event.call_id,
+        "server": event.server,
+        "tool": event.tool,
+        "arguments": dict(event.arguments),
     }

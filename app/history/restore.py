@@ -79,6 +79,8 @@ def model_history(events: Iterable[ev.Event]) -> tuple[list[Message], list[Sourc
 
 
 def _step_event(turn: _Turn, event: ev.Event) -> None:
+    if isinstance(event, ev.ToolCallEvent) and event.from_app:
+        return  # an MCP App's own call: the model never made it nor saw its result
     if isinstance(event, ev.StepStarted):
         turn.close_step()
     elif isinstance(event, ev.TextDelta):

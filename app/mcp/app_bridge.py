@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -72,8 +73,10 @@ class AppBridge:
         approve: ApprovalPolicy,
         asker: Asker,
         post_message: Callable[[str], bool] | None = None,
+        emit: Callable[[ev.Event], None] = lambda _event: None,
     ) -> None:
         self.app = app
+        self.emit = emit  # the page's tool calls, as events of its turn: traced as the model's are
         self.connections = connections
         self.approve = approve
         self.asker = asker
@@ -83,6 +86,7 @@ class AppBridge:
         self.torn_down = False
         self.theme = "light"  # the window's, set by the view: "light" or "dark"
         self.initialized = False
+        self._calls_made = 0
         self._requests: dict[str, Callable[[Mapping[str, Any]], Awaitable[Any]]] = {
             "ui/initialize": self._initialize,
             "ping": self._ping,
@@ -206,7 +210,7 @@ class AppBridge:
         refusal = await self.approve(info, arguments)  # the very policy the model's calls go through
         if refusal is not None:
             raise Refused(REFUSED, f"call to {name} was not approved: {refusal}")
-        result = await call_tool(connection, name, arguments)
+        result = await self._traced(name, arguments, lambda: call_tool(connection, name, arguments))
         answer: dict[str, Any] = {
             "content": [{"type": "text", "text": result.text}],
             "isError": result.is_error,
@@ -214,6 +218,31 @@ class AppBridge:
         if result.structured is not None:
             answer["structuredContent"] = result.structured
         return answer
+
+    async def _traced(self, name: str, arguments: dict[str, Any], call: Callable[[], Awaitable[Any]]) -> Any:
+        self._calls_made += 1
+        named: dict[str, Any] = {
+            "turn_id": self.app.turn_id,
+            "call_id": f"{self.app.call_id}-app{self._calls_made}",
+            "server": self.app.server,
+            "tool": name,
+            "from_app": self.app.call_id,
+        }
+        self.emit(ev.ToolCallStarted(**named, arguments=arguments))
+        started = time.perf_counter()
+        result = await call()
+        ms = (time.perf_counter() - started) * 1000
+        self.emit(
+            ev.ToolCallFinished(
+                **named,
+                arguments=arguments,
+                result=result.text,
+                is_error=result.is_error,
+                duration_ms=ms,
+                structured=result.structured,
+            )
+        )
+        return result
 
     async def _read_resource(self, params: Mapping[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")

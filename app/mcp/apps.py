@@ -165,8 +165,8 @@ class AppOpener:
         return next((t for t in tools if t.name == name), None)
 
     def __call__(self, event: ev.Event) -> None:
-        if not isinstance(event, ev.ToolCallFinished) or event.cancelled:
-            return
+        if not isinstance(event, ev.ToolCallFinished) or event.cancelled or event.from_app:
+            return  # an app's own calls fill in its page; they open no second one
         tool = self.tool(event.server, event.tool)
         uri = resource_uri(tool) if tool is not None else ""
         if tool is None or not uri:

@@ -92,9 +92,11 @@ class ChatFeed:
             self._text.set_title(title)
 
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
-        self._close_streams()
+        if not event.from_app:  # a page's call may come while another turn streams its answer
+            self._close_streams()
         arguments = json.dumps(dict(event.arguments), indent=2, ensure_ascii=False, default=str)
-        bubble = PlainBubble("tool_call", f"Tool call · {event.server}.{event.tool}", arguments)
+        origin = " · from its app" if event.from_app else ""
+        bubble = PlainBubble("tool_call", f"Tool call · {event.server}.{event.tool}{origin}", arguments)
         self._calls[event.call_id] = self.pane.add_bubble(bubble)
 
     def _on_tool_call_progress(self, event: ev.ToolCallProgress) -> None:
@@ -109,7 +111,8 @@ class ChatFeed:
             running.end_progress()
         kind, word = ("tool_error", "Tool error") if event.is_error else ("tool_result", "Result")
         word = "Cancelled" if event.cancelled else word
-        title = f"{word} · {event.server}.{event.tool} · {format_ms(event.duration_ms)}"
+        origin = " · from its app" if event.from_app else ""
+        title = f"{word} · {event.server}.{event.tool}{origin} · {format_ms(event.duration_ms)}"
         bubble = self.pane.add_bubble(PlainBubble(kind, title, result_text(event)))
         self._results[event.call_id] = bubble
         if event.parts:

@@ -278,3 +278,50 @@ async def test_a_message_over_the_limit_is_refused_unread(server):
     huge = request("ping", {"padding": "x" * MAX_MESSAGE})
     (answer,) = await host.receive(huge)
     assert answer["error"]["code"] == -32600 and "over 1,000,000 characters" in answer["error"]["message"]
+
+
+async def test_an_apps_tool_call_is_traced_under_its_turn_opens_no_second_app_and_stays_out_of_the_history(
+    server,
+):
+    from app.core.trace import TraceStore
+    from app.history.restore import model_history
+
+    app = await app_of(server)
+    emitted: list[ev.Event] = []
+    user = ScriptedUser([ApprovalAnswer("allow")])
+    asker = Asker(user)
+    host = AppBridge(app, server.connections, Approvals(asker), asker, emit=emitted.append)
+    (answer,) = await host.receive(request("tools/call", {"name": "add", "arguments": {"a": 5, "b": 1}}))
+    assert answer["result"]["structuredContent"] == {"sum": 6}
+    started_, finished = emitted
+    assert isinstance(started_, ev.ToolCallStarted) and isinstance(finished, ev.ToolCallFinished)
+    assert (finished.turn_id, finished.tool, finished.from_app) == ("t1", "add", app.call_id)
+    assert finished.structured == {"sum": 6} and not finished.is_error
+
+    log = EventLog()
+    opener = AppOpener(server.connections, log)
+    opener(finished)  # "add" names the same app as "show_sum": a page's own call must not open it again
+    await opener.wait_idle()
+    assert log.events == []
+
+    turn = [
+        ev.TurnStarted(turn_id="t1", text="Show me 2 + 3"),
+        ev.StepStarted(turn_id="t1", step=1),
+        ev.ToolCallStarted(
+            turn_id="t1", call_id="c1", server="apps", tool="show_sum", arguments={"a": 2, "b": 3}
+        ),
+        await finished_call(server, "show_sum", {"a": 2, "b": 3}),
+        ev.AnswerReady(turn_id="t1", text="2 + 3 = 5."),
+        ev.TurnFinished(turn_id="t1"),
+    ]
+    store = TraceStore()
+    for event in [*turn, *emitted]:
+        store.apply(event)
+    (turn_node,) = store.roots
+    app_call = turn_node.children[-1]
+    assert (app_call.kind, app_call.label, app_call.status) == ("tool_call", "apps.add · from its app", "ok")
+    assert app_call.data["result"] == finished.result
+
+    messages, _ = model_history([*turn[:4], *emitted, *turn[4:]])  # even while its turn still ran
+    calls = [call.name for message in messages for call in message.tool_calls]
+    assert calls == ["show_sum"]
