@@ -22,6 +22,7 @@ from typing import Any
 from app import permissions
 from app.core import events as ev
 from app.core import prompts
+from app.core.app_context import AppContexts
 from app.core.approvals import Approvals
 from app.core.asking import Asker, User
 from app.core.backend import Backend, BackendError, ProgressCallback
@@ -97,6 +98,7 @@ class Engine:
         self.supervisor.subscribe(self._emit)
         self.subscribe(self.asker.watch)
         self.apps = AppOpener(self.supervisor.connections, self._emit)
+        self.app_contexts = AppContexts()  # what apps' pages set for the model, sent with the next question
         self.subscribe(self.apps)
         if sink is not None:
             self.subscribe(sink)
@@ -288,6 +290,7 @@ class Engine:
         """The next turn continues a saved conversation (empty lists: a new one)."""
         self._restored = (history, sources)
         self.approvals.new_conversation()  # "allow for this conversation" ends with it
+        self.app_contexts.clear()
         if self._session is not None:
             self._session.restore(list(history), list(sources))
 
@@ -303,10 +306,14 @@ class Engine:
                 asked.append(event)
 
         self.subscribe(keep)
+        context = self.app_contexts.take()
+        outcome: TurnOutcome | None = None
         try:
-            outcome = await session.run_turn(text)
+            outcome = await session.run_turn(text, context)
         finally:
             self.unsubscribe(keep)
+            if outcome is None or outcome.cancelled or outcome.error:  # its messages were dropped
+                self.app_contexts.give_back(context)  # so the pages' context goes with the next question
         outcome.events = sorted([*outcome.events, *asked], key=lambda e: e.ts)
         return outcome
 
@@ -346,9 +353,8 @@ class Engine:
 
     def app_bridge(self, app: ev.AppReady, post_message: Callable[[str], bool] | None = None) -> AppBridge:
         """The host side of a rendered MCP App: its tool calls go through the model's approvals."""
-        return AppBridge(
-            app, self.supervisor.connections, self.approvals, self.asker, post_message, emit=self._emit
-        )
+        connections, contexts = self.supervisor.connections, self.app_contexts
+        return AppBridge(app, connections, self.approvals, self.asker, post_message, self._emit, contexts.set)
 
     def cancel(self) -> None:
         if self._session is not None:

@@ -206,8 +206,12 @@ async def shoot(out: Path, servers: Path, ports: tuple[int, int]) -> dict[str, A
         ["12 + 30 = **42**; the app below shows it, and its button adds one through Calculon."],
         [ToolCallChunk(ToolCall("c2", "show_sum", {"a": 1, "b": 2}))],  # for the teardown check
         ["1 + 2 = **3**."],
+        [ToolCallChunk(ToolCall("c3", "show_sum", {"a": 4, "b": 5}))],  # display mode, context, close
+        ["4 + 5 = **9**."],
+        ["The page says you looked at it in full."],
     ]
-    engine = Engine(settings, servers_path=servers, backend=ScriptedBackend(steps))
+    backend = ScriptedBackend(steps)
+    engine = Engine(settings, servers_path=servers, backend=backend)
     window = build_window(engine, settings)
     window.set_model_label("scripted model (a stand-in for the screenshot)")
     window.resize(1280, 860)
@@ -251,6 +255,7 @@ async def shoot(out: Path, servers: Path, ports: tuple[int, int]) -> dict[str, A
         seen["escapes"] = await escapes(view, ports[1])
         seen["blocked"] = list(view.requests.blocked)
         seen["teardown"] = await teardown(window, view)
+        seen["display_context_close"] = await display_context_and_close(window, backend)
     finally:
         window.close()
         await engine.aclose()
@@ -315,6 +320,54 @@ async def teardown(window: Any, first: Any) -> dict[str, Any]:
         "both views to go", lambda: not (shiboken6.isValid(first) or shiboken6.isValid(second)), timeout=5
     )
     return {"answered": answered, "views_gone": gone}
+
+
+async def page_request(view: Any, method: str, params: dict[str, Any]) -> Any:
+    """The page's own ``request(method, params)`` (its script's), and what it resolved to."""
+    start = (
+        f"window.__r = null; request({json.dumps(method)}, {json.dumps(params)})"
+        ".then(r => window.__r = JSON.stringify(r), e => window.__r = 'error: ' + e.message); 1"
+    )
+    await frame_js(view, start)
+    answer = await until(f"the answer to {method}", lambda: frame_js(view, "window.__r"))
+    return answer if answer.startswith("error: ") else json.loads(answer)
+
+
+async def display_context_and_close(window: Any, backend: Any) -> dict[str, Any]:
+    """A third app asks for fullscreen (the view fills the chat's height and the page is told),
+    sets the model's context (the next question carries it) and goes back inline; then the window
+    closes: the page answers ui/resource-teardown and the view goes before the servers stop."""
+    import shiboken6
+
+    from app.ui import app_view
+    from app.ui.app_web import AppWebView
+
+    window.controller.submit("And 4 + 5?")
+    await asyncio.wait_for(window.controller.wait_idle(), 60)
+    view = await until("a third app", lambda: window.findChild(AppWebView))
+    status = "document.getElementById('status').textContent"
+    await until(
+        "the third app to connect",
+        lambda: _when(lambda: frame_js(view, status), lambda s: s and s.startswith("connected")),
+    )
+    seen: dict[str, Any] = {"inline_height": view.height()}
+    seen["fullscreen"] = await page_request(view, "ui/request-display-mode", {"mode": "fullscreen"})
+    seen["page_told"] = await until("the page told", lambda: frame_js(view, "document.body.dataset.mode"))
+    seen["fullscreen_height"] = view.height()
+    said = "The user looked at 4 + 5 in full."
+    context = {"content": [{"type": "text", "text": said}]}
+    seen["context"] = await page_request(view, "ui/update-model-context", context)
+    window.controller.submit("What did the page say?")
+    await asyncio.wait_for(window.controller.wait_idle(), 60)
+    history = backend.requests[-1].messages
+    seen["context_sent"] = [m.tool_name for m in history if m.role == "tool" and said in m.text]
+    seen["inline"] = await page_request(view, "ui/request-display-mode", {"mode": "inline"})
+    seen["inline_height_after"] = view.height()
+    bridge = view.bridge
+    window.close()
+    seen["close_answered"] = await until("the page's answer", lambda: bridge.torn_down, timeout=5)
+    seen["close_views_gone"] = await app_view.wait_closed() and not shiboken6.isValid(view)
+    return seen
 
 
 async def escapes(view: Any, port: int) -> dict[str, Any]:

@@ -244,6 +244,7 @@ _DESCRIBERS: dict[type, Any] = {
     ev.AppReady: lambda e: (
         f"     app {e.uri} from {e.server}: {len(e.html):,} characters (the window renders it)"
     ),
+    ev.AppContextSent: lambda e: f"  context from the app of {e.server}.{e.tool}: {_clip(e.text)}",
     ev.ToolCallProgress: lambda e: f"     {e.tool}: {progress_text(e.progress, e.total, e.message)}",
     ev.CheckFinished: _check,
     ev.AnswerReady: lambda e: "answer ready" + _verdict(e),

@@ -152,6 +152,18 @@ class AppReady(ToolCallEvent):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class AppContextSent(Event):
+    """The turn gives the model what an MCP App's page set (``ui/update-model-context``):
+    ``app_call`` is the call whose app it is, ``text`` what the model gets (app.core.app_context)."""
+
+    kind: ClassVar[str] = "app_context_sent"
+    app_call: str
+    server: str
+    tool: str
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CheckFinished(Event):
     """The Calculon provenance check ran on a candidate answer."""
 

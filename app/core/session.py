@@ -16,12 +16,13 @@ import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
 from app.core import events as ev
 from app.core import running
+from app.core.app_context import AppContext, context_messages
 from app.core.backend import (
     Backend,
     BackendError,
@@ -132,13 +133,13 @@ class ChatSession:
         self.history[:], self._sources[:] = history, marked
         self._earlier = None  # a reopened conversation's "that" is not taken as established
 
-    async def run_turn(self, text: str) -> TurnOutcome:
+    async def run_turn(self, text: str, context: Sequence[AppContext] = ()) -> TurnOutcome:
         if self._task is not None:
             raise RuntimeError("a turn is already running")
         self._task = asyncio.current_task()
         turn = _Turn(self, uuid.uuid4().hex[:12])
         try:
-            return await turn.run(text)
+            return await turn.run(text, context)
         finally:
             self._task, self._cancel_requested = None, False
 
@@ -177,8 +178,11 @@ class _Turn:
         self.outcome.events.append(event)
         self.s.emit(event)
 
-    async def run(self, text: str) -> TurnOutcome:
+    async def run(self, text: str, context: Sequence[AppContext] = ()) -> TurnOutcome:
         self.emit(ev.TurnStarted, text=text)
+        for item in context:  # what MCP Apps' pages set: before the question, as tool output, no source
+            self.emit(ev.AppContextSent, **item.event_fields())
+        self.messages.extend(context_messages(context))
         self.messages.append(Message("user", text))
         self.sources.append(Source(text, USER_SOURCE))
         self.user_text = text

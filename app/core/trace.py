@@ -17,7 +17,7 @@ from app.core import events as ev
 
 @dataclasses.dataclass(eq=False)
 class TraceNode:
-    kind: str  # turn, step, thought, text, tool_call, ask, check, answer, notice, error
+    kind: str  # turn, step, thought, text, tool_call, ask, check, answer, notice, error, app_context
     label: str
     parent: TraceNode | None = None
     row: int = 0
@@ -242,6 +242,12 @@ class TraceStore:
             basis=event.basis,
             unbacked=list(event.unbacked),
         )
+        self._insert(self._turns[event.turn_id], node)
+
+    def _on_app_context_sent(self, event: ev.AppContextSent) -> None:
+        label = f"Context from the app of {event.server}.{event.tool}: {_short(event.text)}"
+        data = {"app_call": event.app_call, "text": event.text}
+        node = TraceNode("app_context", label, started=event.ts, status="ok", data=data)
         self._insert(self._turns[event.turn_id], node)
 
     def _on_notice(self, event: ev.Notice) -> None:

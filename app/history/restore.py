@@ -4,7 +4,8 @@ Built from the stored events the way the turn loop builds them: each step is an 
 message with its tool calls, followed by their results; a re-ask is a user message. A
 failed or cancelled turn is left out, as the turn loop leaves it out. A turn the app never
 finished (it was killed) keeps its question and every call that has a result, so the model
-knows what was already done.
+knows what was already done. What an MCP App's page set for the model goes just before the
+question it was sent with, as the turn loop puts it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.core import events as ev
+from app.core.app_context import AppContext, context_messages
 from app.core.messages import Message, ToolCall
 from app.core.session import REASK_TEMPLATE
 from app.core.toolrun import call_label
@@ -91,6 +93,9 @@ def _step_event(turn: _Turn, event: ev.Event) -> None:
         turn.call(event)
     elif isinstance(event, ev.ToolCallFinished):
         turn.result(event)
+    elif isinstance(event, ev.AppContextSent):  # sent just before the question, which is last so far
+        context = AppContext(event.app_call, event.server, event.tool, event.text)
+        turn.messages[-1:-1] = context_messages([context])
     elif isinstance(event, ev.CheckFinished) and event.will_reask:
         turn.close_step()
         turn.messages.append(Message("user", REASK_TEMPLATE.format(numbers=", ".join(event.unbacked))))

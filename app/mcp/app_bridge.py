@@ -9,6 +9,9 @@ and posts back what it returns. What the page may do:
 - ``resources/read`` on its own server;
 - ``ui/open-link`` for an http(s) address, only once the user agrees (a :class:`UrlRequest`);
 - ``ui/message``: put text in the chat as the user, only once the user agrees;
+- ``ui/update-model-context``: text and structured content, at most
+  :data:`app.core.app_context.MAX_CONTEXT_CHARS`, kept (the latest only) for the model's next turn;
+- ``ui/request-display-mode``: inline, or fullscreen where the view can (``on_display_mode``);
 - notifications: ``initialized`` (then the call's input and result are sent), ``size-changed``
   (passed to ``on_size``), ``notifications/message`` (logged).
 
@@ -28,6 +31,7 @@ import mcp_types
 from mcp import MCPError
 
 from app.core import events as ev
+from app.core.app_context import MAX_CONTEXT_CHARS, AppContext
 from app.core.asking import Asker, FormRequest, UrlRequest
 from app.core.toolrun import schema_error
 from app.core.tools import ApprovalPolicy
@@ -41,6 +45,7 @@ PROTOCOL_VERSION = "2026-01-26"
 MAX_MESSAGE = 1_000_000  # characters of one message from the page; more is refused unread
 MAX_HEIGHT = 600  # pixels; the view grows with size-changed up to this
 TEARDOWN_ID = "calculon-teardown"  # the one request the host sends a page
+DISPLAY_MODES = ("inline", "fullscreen", "pip")  # the spec's; pip is never granted here
 PARSE_ERROR, INVALID_REQUEST, NO_METHOD, BAD_PARAMS, REFUSED = -32700, -32600, -32601, -32602, -32000
 
 Message = dict[str, Any]
@@ -74,8 +79,10 @@ class AppBridge:
         asker: Asker,
         post_message: Callable[[str], bool] | None = None,
         emit: Callable[[ev.Event], None] = lambda _event: None,
+        context: Callable[[AppContext], None] | None = None,
     ) -> None:
         self.app = app
+        self.context = context  # keeps what the page sets for the model (Engine.app_contexts)
         self.emit = emit  # the page's tool calls, as events of its turn: traced as the model's are
         self.connections = connections
         self.approve = approve
@@ -84,8 +91,16 @@ class AppBridge:
         self.on_size: Callable[[float | None, float | None], None] = lambda _w, _h: None
         self.on_torn_down: Callable[[], None] = lambda: None  # the page answered ui/resource-teardown
         self.torn_down = False
+        self.closing = False  # told to tear down: what it sets for the model now belongs to no chat
         self.theme = "light"  # the window's, set by the view: "light" or "dark"
         self.initialized = False
+        # The view sets these where it can show the page larger: it switches to the mode asked and
+        # returns the one it granted, with the page's container dimensions in that mode.
+        self.on_display_mode: Callable[[str], str] | None = None
+        self.display_mode = "inline"
+        self.dimensions: dict[str, float] = {"maxHeight": MAX_HEIGHT}
+        self._app_modes: tuple[str, ...] | None = None  # the modes the page declared it supports
+        self._queued: list[Message] = []  # notifications that follow a request's answer
         self._calls_made = 0
         self._requests: dict[str, Callable[[Mapping[str, Any]], Awaitable[Any]]] = {
             "ui/initialize": self._initialize,
@@ -95,6 +110,7 @@ class AppBridge:
             "ui/open-link": self._open_link,
             "ui/message": self._message,
             "ui/request-display-mode": self._display_mode,
+            "ui/update-model-context": self._update_context,
         }
 
     @property
@@ -121,11 +137,13 @@ class AppBridge:
         params = params if isinstance(params, dict) else {}
         if "id" not in message:
             return self._notified(method, params)
-        return [await self._answer(message["id"], method, params)]
+        answer = await self._answer(message["id"], method, params)
+        queued, self._queued = self._queued, []
+        return [answer, *queued]
 
     def teardown(self, reason: str) -> Message:
         """The request a page gets before its view goes away; its answer calls ``on_torn_down``."""
-        params = {"reason": reason}
+        params, self.closing = {"reason": reason}, True
         return {"jsonrpc": "2.0", "id": TEARDOWN_ID, "method": "ui/resource-teardown", "params": params}
 
     async def _answer(self, request_id: Any, method: str, params: Mapping[str, Any]) -> Message:
@@ -159,7 +177,20 @@ class AppBridge:
 
     # --- requests ---
 
+    def host_modes(self) -> tuple[str, ...]:
+        return ("inline", "fullscreen") if self.on_display_mode is not None else ("inline",)
+
+    def switched(self, mode: str) -> Message:
+        """The view now shows the page in ``mode``: ``ui/notifications/host-context-changed`` says so."""
+        self.display_mode = mode
+        changed = {"displayMode": mode, "containerDimensions": dict(self.dimensions)}
+        return _notification("ui/notifications/host-context-changed", changed)
+
     async def _initialize(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        capabilities = params.get("appCapabilities")
+        modes = capabilities.get("availableDisplayModes") if isinstance(capabilities, dict) else None
+        if isinstance(modes, list):
+            self._app_modes = tuple(m for m in modes if isinstance(m, str))
         return {
             "protocolVersion": PROTOCOL_VERSION,
             "hostInfo": {"name": "calculon", "version": "1"},
@@ -168,14 +199,15 @@ class AppBridge:
                 "serverTools": {},
                 "serverResources": {},
                 "logging": {},
+                **({"updateModelContext": {"text": {}, "structuredContent": {}}} if self.context else {}),
                 "sandbox": {"permissions": {}, "csp": {k: list(v) for k, v in self.app.csp.items()}},
             },
             "hostContext": {
                 "toolInfo": {"tool": dict(self.app.definition)},
                 "theme": self.theme,
-                "displayMode": "inline",
-                "availableDisplayModes": ["inline"],
-                "containerDimensions": {"maxHeight": MAX_HEIGHT},
+                "displayMode": self.display_mode,
+                "availableDisplayModes": list(self.host_modes()),
+                "containerDimensions": dict(self.dimensions),
                 "platform": "desktop",
                 "userAgent": "calculon",
             },
@@ -184,8 +216,19 @@ class AppBridge:
     async def _ping(self, _params: Mapping[str, Any]) -> dict[str, Any]:
         return {}
 
-    async def _display_mode(self, _params: Mapping[str, Any]) -> dict[str, Any]:
-        return {"mode": "inline"}  # the only mode here; the spec says to answer with the current one
+    async def _display_mode(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Switch where the view can and the page declared the mode; the answer is the mode it is
+        in now either way, as the spec says (pip is never granted: a chat has no floating layer)."""
+        mode = params.get("mode")
+        if mode not in DISPLAY_MODES:
+            raise Refused(BAD_PARAMS, f"mode must be one of {', '.join(DISPLAY_MODES)}")
+        declared = self._app_modes is None or mode in self._app_modes
+        if mode != self.display_mode and mode in self.host_modes() and declared and self.on_display_mode:
+            granted = self.on_display_mode(mode)
+            if granted != self.display_mode:
+                changed = self.switched(granted)
+                self._queued += [changed] if self.initialized else []  # the spec: nothing before that
+        return {"mode": self.display_mode}
 
     def _connection(self) -> Any:
         connection = self.connections.get(self.app.server)
@@ -266,6 +309,12 @@ class AppBridge:
             raise Refused(REFUSED, "Link opening denied by user")
         return {}
 
+    async def _update_context(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        if self.context is None or self.closing:
+            raise Refused(REFUSED, "Context update denied: no conversation takes it now")
+        self.context(AppContext(self.app.call_id, self.app.server, self.app.tool, context_text(params)))
+        return {}
+
     async def _message(self, params: Mapping[str, Any]) -> dict[str, Any]:
         content = params.get("content")
         blocks = content if isinstance(content, list) else [content]
@@ -284,6 +333,25 @@ class AppBridge:
         if not self.post_message(text):
             raise Refused(REFUSED, "the chat is busy with a turn; the message was not sent")
         return {}
+
+
+def context_text(params: Mapping[str, Any]) -> str:
+    """A ``ui/update-model-context``'s text blocks, then its structured content as JSON: what the
+    model gets. Other content (images, audio, links) is refused, as is more than the limit."""
+    content, structured = params.get("content"), params.get("structuredContent")
+    blocks = [] if content is None else content
+    if not isinstance(blocks, list) or not isinstance(structured, dict | None):
+        raise Refused(BAD_PARAMS, "Invalid content format: content is a list, structuredContent an object")
+    texts = [b.get("text") if isinstance(b, dict) and b.get("type") == "text" else None for b in blocks]
+    if not all(isinstance(t, str) for t in texts):
+        raise Refused(BAD_PARAMS, "Invalid content format: only text content and structuredContent are taken")
+    parts = [t for t in texts if isinstance(t, str) and t.strip()]
+    if structured:
+        parts.append(json.dumps(structured, ensure_ascii=False, default=str))
+    text = "\n".join(parts).strip()
+    if len(text) > MAX_CONTEXT_CHARS:
+        raise Refused(REFUSED, f"Context update denied: {len(text):,} characters, over {MAX_CONTEXT_CHARS:,}")
+    return text
 
 
 def _number(value: Any) -> float | None:

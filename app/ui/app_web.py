@@ -14,7 +14,9 @@ How the page is held in:
 - the bridge: a script of ours in an isolated world (the page cannot reach it) relays the
   frame's messages to :class:`app.mcp.app_bridge.AppBridge` through a QWebChannel, and posts
   the answers back;
-- height: starts at :data:`START_HEIGHT`, follows ``size-changed`` up to ``MAX_HEIGHT``.
+- height: starts at :data:`START_HEIGHT`, follows ``size-changed`` up to ``MAX_HEIGHT``; in
+  fullscreen (``ui/request-display-mode``) the view fills the chat's visible height until the page
+  asks for inline again or the user presses Escape. Picture-in-picture is never granted.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ import logging
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QFile, QIODevice, QObject, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QFile, QIODevice, QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import (
     QWebEngineDownloadRequest,
@@ -38,16 +41,16 @@ from PySide6.QtWebEngineCore import (
     QWebEngineUrlRequestInterceptor,
 )
 from PySide6.QtWebEngineWidgets import QWebEngineView
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
 
 from app.core import events as ev
 from app.mcp.app_bridge import MAX_HEIGHT, AppBridge
 from app.mcp.apps import allows, content_security_policy, with_policy
+from app.ui.app_view import tear_down
 
 logger = logging.getLogger(__name__)
 
 START_HEIGHT = 160
-TEARDOWN_WAIT_MS = 2000  # how long a page may take to answer ui/resource-teardown
 MIN_HEIGHT = 48
 _LOCAL_SCHEMES = ("data", "about", "blob")  # the host page, its srcdoc frame, what the page makes itself
 
@@ -92,9 +95,6 @@ new QWebChannel(qt.webChannelTransport, function (channel) {
   bridge.page(function (page) { frame.srcdoc = page; });
 });
 """
-
-
-_closing: set[AppWebView] = set()  # views told to tear down, waiting for their page's answer
 
 
 class RequestFilter(QWebEngineUrlRequestInterceptor):
@@ -230,19 +230,46 @@ class AppWebView(QWebEngineView):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(START_HEIGHT)
         bridge.on_size = self._resize_to
+        bridge.on_display_mode = self._display
+        self._inline_height = START_HEIGHT
+        leave = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        leave.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # the page's own keys have focus
+        leave.activated.connect(self._leave_fullscreen)
         self.sandboxed.setHtml(HOST_PAGE.format(policy=html.escape(policy, quote=True)))
 
     def teardown(self, reason: str) -> None:
         """Tell the page it is going (``ui/resource-teardown``) and go once it has answered, or
-        after :data:`TEARDOWN_WAIT_MS`; out of the chat meanwhile, so the chat can be cleared now."""
-        self.setParent(None)
-        self.hide()
-        _closing.add(self)  # no parent now: kept alive here until it is deleted
-        self.destroyed.connect(lambda: _closing.discard(self))
-        self.bridge.on_torn_down = self.deleteLater
-        self.relay.to_page.emit(json.dumps(self.bridge.teardown(reason)))
-        QTimer.singleShot(TEARDOWN_WAIT_MS, self.deleteLater)
+        after a bounded wait (:func:`app.ui.app_view.tear_down`)."""
+        tear_down(self, self.bridge, self.relay.to_page.emit, reason)
 
     def _resize_to(self, _width: float | None, height: float | None) -> None:
         if height is not None:
-            self.setFixedHeight(int(min(max(height, MIN_HEIGHT), MAX_HEIGHT)))
+            self._inline_height = int(min(max(height, MIN_HEIGHT), MAX_HEIGHT))
+            if self.bridge.display_mode == "inline":  # in fullscreen it is the height to go back to
+                self.setFixedHeight(self._inline_height)
+
+    def _chat_area(self) -> QScrollArea | None:
+        widget = self.parentWidget()
+        while widget is not None and not isinstance(widget, QScrollArea):
+            widget = widget.parentWidget()
+        return widget
+
+    def _display(self, mode: str) -> str:
+        """The page asked for ``mode``: fullscreen fills the chat's visible height (the page's
+        container, fixed); inline goes back to the page's own height. Returns the mode now."""
+        area = self._chat_area()
+        if mode == "fullscreen" and area is not None:
+            height = max(area.viewport().height() - 16, START_HEIGHT)
+            self.bridge.dimensions = {"height": height}
+            self.setFixedHeight(height)
+            area.ensureWidgetVisible(self, 0, 0)
+            return mode
+        if mode == "inline":
+            self.bridge.dimensions = {"maxHeight": MAX_HEIGHT}
+            self.setFixedHeight(self._inline_height)
+            return mode
+        return self.bridge.display_mode
+
+    def _leave_fullscreen(self) -> None:
+        if self.bridge.display_mode == "fullscreen":  # the user's Escape: the page is told, as the spec says
+            self.relay.to_page.emit(json.dumps(self.bridge.switched(self._display("inline"))))

@@ -28,8 +28,7 @@ from app.mcp.retrieval.meter import schema_tokens  # here, not in the handler: a
 from app.mcp.review import Review
 from app.mcp.surface import Surface
 from app.settings import Settings, load_settings
-from app.ui import surface_ui
-from app.ui.app_view import AppViews
+from app.ui import app_view, surface_ui
 from app.ui.ask_cards import CardUser
 from app.ui.controller import ChatController
 from app.ui.gc_guard import MainThreadCollector
@@ -99,6 +98,7 @@ async def run(
     finally:
         warm_up.cancel()
         await asyncio.gather(warm_up, return_exceptions=True)
+        await app_view.wait_closed()  # the apps' pages answer ui/resource-teardown while servers still run
         await engine.aclose()
         saved.close()
         reporter.uninstall()
@@ -122,7 +122,7 @@ def build_window(engine: Engine, settings: Settings) -> MainWindow:
     )
     window.set_model_label(model_label(settings))
     surface_ui.install(window, Surface(engine.supervisor))
-    window.feed.open_app = AppViews(lambda app: engine.app_bridge(app, window.controller.submit))
+    window.feed.open_app = app_view.AppViews(lambda app: engine.app_bridge(app, window.controller.submit))
     window.servers_panel.show_review(Review(engine.supervisor))
     window.settings_saved.connect(lambda new: _reconfigure(engine, window, new))
     engine.subscribe(lambda event: _meter(engine, window, event))

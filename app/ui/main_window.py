@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         window_state.save(self, self._splitters())
+        self.feed.close_apps("the window is closing")  # each page is told; run() waits for their answers
         self.controller.cancel()
         super().closeEvent(event)
         self.closed.emit()

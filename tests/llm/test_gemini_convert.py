@@ -130,3 +130,19 @@ def test_a_structured_result_reaches_gemini_as_json_with_any_text_the_json_lacks
     )
     responses = [p.function_response.response for p in build_contents(history)[2].parts]
     assert responses == [{"result": weather}, {"result": {"fraction": "1/3"}, "text": "1/3"}]
+
+
+def test_an_apps_context_after_the_last_answer_joins_that_model_turn_so_turns_alternate():
+    from app.core.app_context import AppContext, context_messages
+
+    context = context_messages([AppContext("t1-c1", "apps", "show_sum", "The slider is at 7.")])
+    earlier = (Message("user", "2+3?"), Message("assistant", "It is 5."))
+    history = (*earlier, *context, Message("user", "And now?"))
+
+    contents = build_contents(history)
+
+    assert [c.role for c in contents] == ["user", "model", "user", "user"]
+    answer, response = contents[1], contents[2]
+    assert answer.parts[0].text == "It is 5." and answer.parts[1].function_call.name == "app_context"
+    assert response.parts[0].function_response.name == "app_context"
+    assert "The slider is at 7." in json.dumps(response.parts[0].function_response.response)

@@ -325,3 +325,75 @@ async def test_an_apps_tool_call_is_traced_under_its_turn_opens_no_second_app_an
     messages, _ = model_history([*turn[:4], *emitted, *turn[4:]])  # even while its turn still ran
     calls = [call.name for message in messages for call in message.tool_calls]
     assert calls == ["show_sum"]
+
+
+def note(method: str, params: dict[str, Any] | None = None) -> str:
+    return json.dumps({"jsonrpc": "2.0", "method": method, "params": params or {}})
+
+
+async def initialized(host: AppBridge, modes: list[str] | None) -> dict[str, Any]:
+    capabilities = {} if modes is None else {"availableDisplayModes": modes}
+    (answer,) = await host.receive(request("ui/initialize", {"appCapabilities": capabilities}, 0))
+    await host.receive(note("ui/notifications/initialized"))
+    return answer["result"]["hostContext"]
+
+
+async def test_where_the_view_cannot_grow_every_display_mode_request_is_answered_inline(server):
+    host = bridge(server, await app_of(server))
+    context = await initialized(host, ["inline", "fullscreen", "pip"])
+    assert context["availableDisplayModes"] == ["inline"] and context["displayMode"] == "inline"
+    for mode in ("fullscreen", "pip", "inline"):
+        assert await host.receive(request("ui/request-display-mode", {"mode": mode})) == [
+            {"jsonrpc": "2.0", "id": 1, "result": {"mode": "inline"}}
+        ]
+
+
+async def test_fullscreen_is_granted_where_the_view_can_and_the_page_is_told_its_new_container(server):
+    host = bridge(server, await app_of(server))
+    asked: list[str] = []
+
+    def view_switches(mode: str) -> str:  # what the view does: fills the chat's height
+        asked.append(mode)
+        host.dimensions = {"height": 700} if mode == "fullscreen" else {"maxHeight": 600}
+        return mode
+
+    host.on_display_mode = view_switches
+    context = await initialized(host, ["inline", "fullscreen"])
+    assert context["availableDisplayModes"] == ["inline", "fullscreen"]
+    answer, changed = await host.receive(request("ui/request-display-mode", {"mode": "fullscreen"}))
+    assert answer["result"] == {"mode": "fullscreen"} and host.display_mode == "fullscreen"
+    assert changed == {
+        "jsonrpc": "2.0",
+        "method": "ui/notifications/host-context-changed",
+        "params": {"displayMode": "fullscreen", "containerDimensions": {"height": 700}},
+    }
+    (pip,) = await host.receive(request("ui/request-display-mode", {"mode": "pip"}, 2))
+    assert pip["result"] == {"mode": "fullscreen"}  # refused as the spec says: the mode it is in now
+    (again,) = await host.receive(request("ui/request-display-mode", {"mode": "fullscreen"}, 3))
+    assert again["result"] == {"mode": "fullscreen"}
+    back, changed_back = await host.receive(request("ui/request-display-mode", {"mode": "inline"}, 4))
+    assert back["result"] == {"mode": "inline"}
+    assert changed_back["params"] == {"displayMode": "inline", "containerDimensions": {"maxHeight": 600}}
+    assert asked == ["fullscreen", "inline"]  # pip and the repeat never reached the view
+    (bad,) = await host.receive(request("ui/request-display-mode", {"mode": "huge"}, 5))
+    assert bad["error"]["code"] == -32602
+
+
+async def test_a_page_is_never_switched_to_a_mode_it_did_not_declare(server):
+    host = bridge(server, await app_of(server))
+    asked: list[str] = []
+    host.on_display_mode = lambda mode: asked.append(mode) or mode
+    await initialized(host, ["inline"])
+    (answer,) = await host.receive(request("ui/request-display-mode", {"mode": "fullscreen"}))
+    assert answer["result"] == {"mode": "inline"} and asked == []
+
+
+async def test_the_user_leaving_fullscreen_tells_the_page(server):
+    host = bridge(server, await app_of(server))
+    host.on_display_mode = lambda mode: mode
+    await initialized(host, None)  # no modes declared: any the host has may be asked for
+    await host.receive(request("ui/request-display-mode", {"mode": "fullscreen"}))
+    host.dimensions = {"maxHeight": 600}
+    told = host.switched("inline")  # the view's Escape
+    assert told["method"] == "ui/notifications/host-context-changed"
+    assert told["params"]["displayMode"] == "inline" and host.display_mode == "inline"

@@ -5,7 +5,9 @@ Chromium's sandbox refuses root and Calculon never turns it off, so as root the 
 the reason, where there is no such user, no user namespaces or no xvfb-run. The page connects,
 gets the call's input and result, calls a tool through the host (asked for approval in the chat
 like the model's calls), reaches the origin it declared and nothing else (not by fetch, image,
-beacon, popup or navigation), reads no file, and reports its size, which the view follows.
+beacon, popup or navigation), reads no file, and reports its size, which the view follows; a
+third app goes fullscreen and back, sets the model's context, and answers the teardown when the
+window closes.
 """
 
 from __future__ import annotations
@@ -69,4 +71,10 @@ def test_an_mcp_app_renders_talks_to_the_host_and_reaches_only_what_it_declared(
     assert not escapes["frame_now"].startswith("http")  # the frame's navigation stopped at its error page
     assert seen["teardown"] == {"answered": True, "views_gone": True}  # ui/resource-teardown answered
     assert 48 <= seen["height"] < 160  # size-changed honoured: shorter than the starting height
+    third = seen["display_context_close"]  # a third app: fullscreen, context for the model, window closed
+    assert third["fullscreen"] == {"mode": "fullscreen"} and third["page_told"] == "fullscreen"
+    assert third["fullscreen_height"] > max(third["inline_height"], 300)
+    assert third["context"] == {} and third["context_sent"] == ["app_context"]
+    assert third["inline"] == {"mode": "inline"} and third["inline_height_after"] == third["inline_height"]
+    assert third["close_answered"] and third["close_views_gone"]  # ui/resource-teardown on window close
     assert (tmp_path / "mcp-app.png").stat().st_size > 10_000

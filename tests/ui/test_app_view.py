@@ -4,16 +4,23 @@ unprivileged user under Xvfb, is tests/ui/test_app_render.py."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import importlib.util
 import json
+import time
+from typing import Any
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QWidget
 
 from app.core import events as ev
+from app.core.approvals import Approvals
+from app.core.asking import Asker
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
 from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
+from app.mcp.app_bridge import AppBridge
 from app.settings import Settings
 from app.ui import app_view
 from app.ui.app_view import AppFallback, AppViews, webengine_problem
@@ -132,3 +139,70 @@ def test_in_the_window_as_root_a_real_servers_app_is_read_and_shown_as_text_unde
         qtbot.waitUntil(lambda: window.findChild(AppFallback) is not None, timeout=60_000)
     finally:
         arun(engine.aclose(), timeout=30)
+
+
+class PageStandIn(QWidget):
+    """Stands in for the web view, which Qt WebEngine cannot run here (root): the same teardown
+    path (app_view.tear_down) and a real AppBridge; where the real page (tests/mcp/servers/app_ui.py)
+    would answer ui/resource-teardown, this answers it through the bridge a moment later, or never."""
+
+    def __init__(self, bridge: AppBridge, answers: bool) -> None:
+        super().__init__()
+        self.bridge, self.answers = bridge, answers
+        self.told: list[dict[str, Any]] = []
+
+    def teardown(self, reason: str) -> None:
+        app_view.tear_down(self, self.bridge, self._page_gets, reason)
+
+    def _page_gets(self, text: str) -> None:
+        message = json.loads(text)
+        self.told.append(message)
+        if self.answers:
+            answer = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+            asyncio.get_running_loop().call_later(0.2, self._answer, answer)
+
+    def _answer(self, answer: str) -> None:
+        self.answered = asyncio.ensure_future(self.bridge.receive(answer))
+
+
+def test_closing_the_window_tells_each_live_page_and_waits_a_bounded_time_for_them_to_go(qtbot, arun):
+    from app.core.session import ChatSession
+    from app.ui.controller import ChatController
+    from app.ui.main_window import MainWindow
+    from tests.ui.conftest import FakeTools, SessionRunner
+
+    runner = SessionRunner(ChatSession(ScriptedBackend([]), FakeTools({})))
+    window = MainWindow(ChatController(runner), gpu_probe=None)
+    qtbot.addWidget(window)
+    window.show()
+    asker = Asker(None)
+    pages: list[PageStandIn] = []
+
+    def open_app(app: ev.AppReady, parent: QWidget) -> QWidget:
+        page = PageStandIn(AppBridge(app, {}, Approvals(asker), asker), answers=not pages)
+        pages.append(page)
+        return page
+
+    window.feed.open_app = open_app
+    for call_id in ("t1-1", "t1-2"):
+        call = {**CALL, "call_id": call_id}
+        finished = ev.ToolCallFinished(**call, arguments={}, result="5", is_error=False, duration_ms=1)
+        window.feed.handle(finished)
+        window.feed.handle(dataclasses.replace(ready(), call_id=call_id))
+    answering, silent = pages
+    gone_at: dict[str, float] = {}
+    answering.destroyed.connect(lambda: gone_at.setdefault("answering", time.monotonic()))
+    silent.destroyed.connect(lambda: gone_at.setdefault("silent", time.monotonic()))
+    started = time.monotonic()
+    window.close()
+    for page in pages:
+        (told,) = page.told
+        assert told["method"] == "ui/resource-teardown"
+        assert told["params"] == {"reason": "the window is closing"}
+    assert arun(app_view.wait_closed(), timeout=10) is True
+    waited = time.monotonic() - started
+    assert answering.bridge.torn_down and not silent.bridge.torn_down
+    wait_s = app_view.TEARDOWN_WAIT_MS / 1000
+    assert gone_at["answering"] - started < wait_s / 2  # it went on its answer...
+    assert wait_s - 0.2 < gone_at["silent"] - started <= waited < wait_s + 1  # ...the other after its wait
+    assert arun(app_view.wait_closed(), timeout=5) is True  # nothing left to wait for

@@ -59,7 +59,11 @@ def build_contents(messages: Sequence[Message]) -> list[types.Content]:
             content = types.Content(
                 role="user", parts=[types.Part(text=message.text)] if message.text else []
             )
-        if content.parts:
+        if content.parts and content.role == "model" and contents and contents[-1].role == "model":
+            # Gemini refuses a function call right after a model turn: an MCP App's context (a
+            # call of app_context, app.core.app_context) after the last answer joins that answer
+            contents[-1] = types.Content(role="model", parts=[*(contents[-1].parts or []), *content.parts])
+        elif content.parts:
             contents.append(content)
     if pending:
         contents.append(types.Content(role="user", parts=pending))

@@ -2,7 +2,8 @@
 
 ``show_sum(a, b)`` names ``ui://sum/app.html``: a small page that speaks the extension's
 JSON-RPC over postMessage by hand (no SDK), shows the call's input and result, and on
-"Add one" calls the app-only tool ``add`` through the host and shows what came back.
+"Add one" calls the app-only tool ``add`` through the host and shows what came back. It declares
+inline and fullscreen display and keeps the mode the host last told it in ``body.dataset.mode``.
 ``show_broken`` names a resource served as plain ``text/html``, ``show_huge`` one of 3 MB;
 ``supports_apps`` says whether the client advertised the extension. The page declares one origin
 it may connect to: ``$APP_CONNECT``, else ``http://127.0.0.1:9``.
@@ -54,6 +55,8 @@ window.addEventListener("message", function (event) {
     document.getElementById("input").textContent = JSON.stringify(msg.params.arguments);
   } else if (msg.method === "ui/notifications/tool-result") {
     show(msg.params);
+  } else if (msg.method === "ui/notifications/host-context-changed") {
+    document.body.dataset.mode = msg.params.displayMode || document.body.dataset.mode;
   } else if (msg.method === "ui/resource-teardown") {
     send({id: msg.id, result: {}});
   }
@@ -67,7 +70,8 @@ document.getElementById("more").addEventListener("click", function () {
     document.getElementById("status").textContent = "refused: " + error.message;
   });
 });
-request("ui/initialize", {appInfo: {name: "sum", version: "1"}, appCapabilities: {},
+request("ui/initialize", {appInfo: {name: "sum", version: "1"},
+                          appCapabilities: {availableDisplayModes: ["inline", "fullscreen"]},
                           protocolVersion: "2026-01-26"}).then(function (result) {
   document.getElementById("status").textContent = "connected to " + result.hostInfo.name;
   send({method: "ui/notifications/initialized", params: {}});
