@@ -19,3 +19,11 @@ def system_prompt(strict: bool) -> str:
     """The system instruction for Calculon mode (``strict``) or plain chat."""
     path = resources_dir() / "prompts" / PROMPT_FILES[strict]
     return path.read_text(encoding="utf-8").strip()
+
+
+# What the model is told when its answer holds numbers nothing backs (the turn loop, and a restored history).
+REASK_TEMPLATE = (
+    "Your answer contains numbers that no tool returned and the user did not give: {numbers}. "
+    "Compute each of them with the calculator tools, then answer again using only numbers "
+    "from tool results or from the question."
+)

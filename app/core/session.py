@@ -36,6 +36,7 @@ from app.core.backend import (
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
+from app.core.prompts import REASK_TEMPLATE
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
 from app.core.toolrun import CallRecord, ToolRunner, call_label
 from app.core.tools import (
@@ -54,12 +55,6 @@ from app.core.tools import (
 )
 
 logger = logging.getLogger(__name__)
-
-REASK_TEMPLATE = (
-    "Your answer contains numbers that no tool returned and the user did not give: {numbers}. "
-    "Compute each of them with the calculator tools, then answer again using only numbers "
-    "from tool results or from the question."
-)
 
 
 @dataclasses.dataclass

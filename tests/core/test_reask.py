@@ -17,8 +17,8 @@ from app.core import events as ev
 from app.core.backend import Chunk, ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.outcome import TurnOutcome
-from app.core.prompts import system_prompt
-from app.core.session import REASK_TEMPLATE, ChatSession
+from app.core.prompts import REASK_TEMPLATE, system_prompt
+from app.core.session import ChatSession
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import bundled_entry
 from app.mcp.supervisor import Supervisor
