@@ -67,3 +67,42 @@ def test_cancel_leaves_the_file_locked_and_nothing_is_kept(locked_file, qloop, q
 def test_without_an_opted_in_file_nothing_is_asked(arun):
     assert not token_file.path().exists()
     assert arun(ask_passphrase(None), timeout=5) is True
+
+
+def test_sign_in_with_the_token_file_locked_asks_for_its_passphrase_first_then_signs_in(
+    locked_file, qtbot, arun, qloop
+):
+    import contextlib
+    import dataclasses
+
+    from PySide6.QtCore import Qt
+
+    from app.mcp.config import ServerEntry
+    from app.mcp.handlers import server_handlers
+    from app.mcp.supervisor import Supervisor
+    from tests.mcp import oauth_server as oa
+    from tests.mcp import remote_servers as rs
+    from tests.ui.test_servers_panel import panel_over, state_of
+
+    browser, stack = oa.ScriptedBrowser(), contextlib.AsyncExitStack()
+    base = arun(stack.enter_async_context(rs.serving(oa.protected_app(oa.InMemoryAuthorizationServer()))))
+    supervisor = Supervisor(
+        [ServerEntry("hosted", url=f"{base}/mcp")],
+        handlers=lambda name, sink: dataclasses.replace(server_handlers(name, sink), open_browser=browser),
+    )
+    panel = panel_over(supervisor, qtbot)
+    try:
+        arun(supervisor.start(), timeout=30)
+        qtbot.waitUntil(lambda: state_of(panel, "hosted") == "unauthorized", timeout=10_000)
+        assert token_file.PASSPHRASE_ENV in panel.summary.text()  # locked: what stops a sign-in
+        qtbot.mouseClick(panel.sign_in_button, Qt.MouseButton.LeftButton)
+        dialog = the_dialog(qtbot)
+        assert browser.opened == []  # nothing starts before the file is open
+        dialog.field.setText("correct horse")
+        dialog.accept()
+        qtbot.waitUntil(lambda: state_of(panel, "hosted") == "ready", timeout=30_000)
+        assert len(browser.opened) == 1
+        assert secrets.stored_token(f"oauth:{base}/mcp:tokens") is not None  # kept in the file
+    finally:
+        arun(supervisor.aclose(), timeout=30)
+        arun(stack.aclose(), timeout=30)
