@@ -2,11 +2,12 @@
 
 Nothing is ever written here unasked. ``calculon auth login SERVER --token-store file``
 creates the file (``tokens.enc`` in the config folder); from then on, while it exists, the
-sign-ins' tokens are kept in it instead of the keyring. Deleting it opts out (and forgets them).
+sign-ins' tokens are kept in it instead of the keyring. ``calculon auth logout --token-store
+file`` opts out: it says which sign-ins go with the file, then removes it.
 
 The key comes from a passphrase that is never stored: ``CALCULON_TOKEN_PASSPHRASE``, or what
-the user typed at the terminal for this run (:func:`remember_passphrase`). The file is JSON:
-scrypt's parameters and salt, and the whole table of entries sealed with AES-256-GCM, so a
+the user typed at the terminal or in the window's dialog for this run (:func:`unlock`). The
+file is JSON: scrypt's parameters and salt, and the whole table of entries sealed with AES-256-GCM, so a
 wrong passphrase and a changed byte are both detected. A file that cannot be opened is never
 written over: every change decrypts it first, so a wrong passphrase or damage loses nothing.
 """
@@ -57,6 +58,21 @@ def remember_passphrase(passphrase: str) -> None:
 
 def passphrase() -> str | None:
     return os.environ.get(PASSPHRASE_ENV) or _given
+
+
+def locked() -> bool:
+    """The user opted in to the file and nothing has given its passphrase for this run yet."""
+    return opted_in() and passphrase() is None
+
+
+def unlock(candidate: str) -> str | None:
+    """Try a passphrase on the file: kept for this run when it opens the file; otherwise why not."""
+    try:
+        TokenFile(path(), lambda: candidate).read()
+    except TokenFileError as exc:
+        return str(exc)
+    remember_passphrase(candidate)
+    return None
 
 
 class TokenFile:
@@ -134,7 +150,7 @@ class TokenFile:
         if not secret:
             raise TokenFileError(
                 f"the sign-in tokens are in the encrypted file {self.file}: set {PASSPHRASE_ENV} to its "
-                "passphrase (or run the command at a terminal, which asks for it)"
+                "passphrase (a command run at a terminal asks for it, and so does the window)"
             )
         found = self._keys.get((salt, secret))
         if found is None:

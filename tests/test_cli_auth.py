@@ -154,3 +154,44 @@ def test_at_a_terminal_the_opt_in_asks_a_new_passphrase_twice_and_a_mismatch_wri
     term.answer("Passphrase for", "wrong horse")
     term.expect("the passphrase does not open the token file")
     term.finish()
+
+
+async def test_logout_from_the_token_file_names_the_sign_ins_that_go_then_removes_it(tmp_path, monkeypatch):
+    from app import secrets, token_file
+
+    env, servers = setup(tmp_path, "http://127.0.0.1:9", backend="keyring.backends.fail.Keyring")
+    env["CALCULON_TOKEN_PASSPHRASE"] = "correct horse"
+    monkeypatch.setenv("CALCULON_TOKEN_PASSPHRASE", "correct horse")
+    secrets._files.clear()
+    token_file.TokenFile(token_file.path()).create()
+    store = token_file.TokenFile(token_file.path())
+    store.set("oauth:http://127.0.0.1:9/mcp:tokens", "{}")
+    store.set("oauth:http://127.0.0.1:9/mcp:issuer:https://as.example:client", "{}")
+    store.set("oauth:https://gone.example/mcp:tokens", "{}")
+    tokens = tmp_path / "config" / "tokens.enc"
+
+    code, _, err = await calculon(env, "--config", servers, "auth", "logout")
+    assert code == 2 and "--token-store file" in err and tokens.is_file()  # neither: nothing removed
+    code, out, err = await calculon(env, "--config", servers, "auth", "logout", "--token-store", "file")
+    assert code == 0, err
+    said = f"removing {tokens}: the sign-ins to hosted, https://gone.example/mcp (no longer in the servers"
+    assert said in err and not tokens.exists()
+    assert out.startswith(f"removed {tokens}; sign-ins are kept in the system keyring")
+    code, out, err = await calculon(env, "--config", servers, "auth", "status", "hosted")
+    assert out.strip() == "hosted: not signed in (no system keyring to keep a sign-in)"  # opted out
+    code, _, err = await calculon(env, "--config", servers, "auth", "logout", "--token-store", "file")
+    assert code == 1 and "there is no token file" in err
+
+
+async def test_logout_from_a_token_file_it_cannot_open_says_its_contents_go_unread(tmp_path, monkeypatch):
+    from app import secrets, token_file
+
+    env, servers = setup(tmp_path, "http://127.0.0.1:9", backend="keyring.backends.fail.Keyring")
+    monkeypatch.setenv("CALCULON_TOKEN_PASSPHRASE", "correct horse")
+    secrets._files.clear()
+    token_file.TokenFile(token_file.path()).create()
+    env["CALCULON_TOKEN_PASSPHRASE"] = "wrong horse"
+    code, _, err = await calculon(env, "--config", servers, "auth", "logout", "--token-store", "file")
+    assert code == 0 and "cannot be read (the passphrase does not open" in err
+    assert "goes with it unread" in err
+    assert not (tmp_path / "config" / "tokens.enc").exists()

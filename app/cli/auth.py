@@ -4,7 +4,8 @@
 consent page opens in the browser, or with ``--no-browser`` its address is printed on stdout
 for the user (or a script) to open, and the code comes back on the loopback redirect. Tokens
 go to the system keyring; where there is none the command says so, how to get one, and that
-``--token-store file`` keeps them in an encrypted file instead (:mod:`app.cli.token_store`).
+``--token-store file`` keeps them in an encrypted file instead (:mod:`app.cli.token_store`);
+``logout --token-store file`` removes that file again.
 """
 
 from __future__ import annotations
@@ -48,8 +49,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     status = actions.add_parser("status", help="which remote servers are signed in")
     status.add_argument("server", metavar="SERVER", nargs="?")
-    logout = actions.add_parser("logout", help="forget SERVER's sign-in")
-    logout.add_argument("server", metavar="SERVER")
+    logout = actions.add_parser(
+        "logout", help="forget SERVER's sign-in, or with --token-store file stop using the encrypted file"
+    )
+    logout.add_argument("server", metavar="SERVER", nargs="?")
+    logout.add_argument(
+        "--token-store",
+        choices=("file",),
+        help="opt out of the encrypted token file: say which sign-ins it holds, then remove it "
+        "(sign-ins go to the system keyring again)",
+    )
 
 
 def command(args: argparse.Namespace) -> int:
@@ -63,6 +72,14 @@ def command(args: argparse.Namespace) -> int:
         for name in names:
             print(f"{name}: {_state(servers[name])}")
         return EXIT_OK
+    if args.auth_command == "logout" and (args.token_store == "file") == bool(args.server):
+        show("calculon: name a SERVER to sign out of, or --token-store file (no SERVER) to remove the "
+             "encrypted token file", sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    if args.auth_command == "logout" and args.token_store == "file":
+        from app.cli.token_store import opt_out
+
+        return opt_out({name: entry.url for name, entry in servers.items() if entry.remote})
     if getattr(args, "token_store", None) == "file":
         from app.cli.token_store import Refused, opt_in
 

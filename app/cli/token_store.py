@@ -1,17 +1,23 @@
-"""The encrypted token file from the command line: the opt-in, and its passphrase for this run.
+"""The encrypted token file from the command line: the opt-in, its passphrase for this run, and
+the opt-out.
 
 ``calculon auth login SERVER --token-store file`` creates the file (:mod:`app.token_file`),
 asking for a new passphrase twice unless ``CALCULON_TOKEN_PASSPHRASE`` gives it. Once the file
 exists, a command that connects to servers asks for the passphrase at the terminal when the
 variable is unset; without a terminal it says which variable to set. Nothing is stored.
+``calculon auth logout --token-store file`` says which sign-ins the file holds (by server name,
+where its passphrase opens it), then removes it: later sign-ins go to the system keyring.
 """
 
 from __future__ import annotations
 
 import getpass
 import sys
+from collections.abc import Mapping
 
-from app import token_file
+from app import secrets, token_file
+from app.cli.exits import EXIT_FAILED, EXIT_OK
+from app.cli.visible import show
 
 
 class Refused(RuntimeError):
@@ -43,6 +49,46 @@ def opt_in() -> str:
     except token_file.TokenFileError as exc:
         raise Refused(str(exc)) from exc
     return f"sign-in tokens are kept in {where}" + ("" if existed else " (new, encrypted)")
+
+
+def opt_out(remote: Mapping[str, str]) -> int:
+    """Remove the token file, having said what goes with it; ``remote`` maps server names to URLs."""
+    where = token_file.path()
+    if not where.is_file():
+        show(f"calculon: there is no token file {where}: sign-ins are kept in the system keyring", sys.stderr)
+        return EXIT_FAILED
+    show(f"calculon: removing {where}: {_held(remote)}", sys.stderr)
+    try:
+        where.unlink()
+    except OSError as exc:
+        show(f"calculon: could not remove {where}: {exc.strerror}", sys.stderr)
+        return EXIT_FAILED
+    after = "" if secrets.keyring_available() else " (there is none here yet)"
+    print(f"removed {where}; sign-ins are kept in the system keyring{after} from now on")
+    return EXIT_OK
+
+
+def _held(remote: Mapping[str, str]) -> str:
+    """What the file holds, by server name; what it holds for no server in the file, by URL."""
+    try:
+        users = token_file.TokenFile(token_file.path()).read()
+    except token_file.TokenFileError as exc:
+        return f"what it holds cannot be read ({exc}), and goes with it unread"
+    urls = {_server_url(user) for user in users} - {None}
+    names = sorted(name for name, url in remote.items() if url in urls)
+    others = sorted(str(url) for url in urls - set(remote.values()))
+    if not names and not others:
+        return "it holds no sign-in"
+    held = ", ".join([*names, *(f"{url} (no longer in the servers file)" for url in others)])
+    return f"the sign-ins to {held} go with it (their tokens and client registrations)"
+
+
+def _server_url(user: str) -> str | None:
+    """The server URL of an entry ``oauth:URL:PART`` or ``oauth:URL:issuer:ISSUER:PART``."""
+    if not user.startswith("oauth:") or ":" not in user[len("oauth:") :]:
+        return None
+    url = user[len("oauth:") : user.rindex(":")]
+    return url.split(":issuer:", 1)[0]
 
 
 def _terminal() -> bool:

@@ -1,12 +1,14 @@
 """Where a remote server's OAuth credentials live: the SDK's ``TokenStorage`` over the keyring
 (or the opted-in token file, :func:`app.secrets.store_token`), per server URL, and per issuer.
 
-The current credentials are users ``oauth:URL:tokens``, ``:expires`` and ``:client`` (the
-client registration, which records the issuer it belongs to). When the server's authorization
-server changes and a new registration replaces them, the old ones are not thrown away but
-shelved under their issuer (``oauth:URL:issuer:ISSUER:...``, listed in ``oauth:URL:issuers``),
-so that a server that names that issuer again gets them back (:meth:`TokenStore.unshelve`)
-and their refresh token spares the user a second consent. They are never sent to another issuer.
+The current credentials are users ``oauth:URL:tokens``, ``:expires``, ``:client`` (the
+client registration, which records the issuer it belongs to) and ``:dpop`` (the DPoP proof key
+the tokens are bound to, where the authorization server binds them: :mod:`app.mcp.dpop`).
+When the server's authorization server changes and a new registration replaces them, the old
+ones are not thrown away but shelved under their issuer (``oauth:URL:issuer:ISSUER:...``,
+listed in ``oauth:URL:issuers``), so that a server that names that issuer again gets them back
+(:meth:`TokenStore.unshelve`) and their refresh token spares the user a second consent. They
+are never sent to another issuer.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import AsyncGenerator
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -23,10 +26,11 @@ from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from app import secrets
+from app.mcp import dpop
 
 logger = logging.getLogger(__name__)
 _Stored = TypeVar("_Stored", OAuthToken, OAuthClientInformationFull)
-_PARTS = ("tokens", "expires", "client")
+_PARTS = ("tokens", "expires", "client", "dpop")
 
 
 class TokenStore:
@@ -59,6 +63,12 @@ class TokenStore:
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         return self.pre_registered or self.client()
+
+    def proof_key(self) -> str | None:
+        return secrets.stored_token(f"{self.prefix}:dpop")
+
+    def keep_proof_key(self, kept: str) -> None:
+        secrets.store_token(f"{self.prefix}:dpop", kept, "the DPoP proof key")
 
     def client(self) -> OAuthClientInformationFull | None:
         return _read(f"{self.prefix}:client", OAuthClientInformationFull)
@@ -133,12 +143,21 @@ class IssuerBoundProvider(OAuthClientProvider):
     """The SDK's provider, choosing among the authorization servers a server names the one whose
     credentials it holds: the current ones' issuer, else a shelved one's, made current again and
     tried with its refresh token before any browser opens. The SDK's own client credentials
-    providers override the same two steps (which server, which token request)."""
+    providers override the same two steps (which server, which token request).
+
+    It also does DPoP where the authorization server offers it (:mod:`app.mcp.dpop`): a proof on
+    each token request and on each request that carries a bound token, and one more try of a
+    request a server refused for want of its nonce."""
 
     def __init__(self, *args: object, store: TokenStore, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.store = store
         self._refresh_first = self._refreshing = False
+        self.dpop = dpop.Binding(store.proof_key, store.keep_proof_key)
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        self.dpop.load()
 
     def _select_authorization_server(self, advertised: list[str]) -> str:
         if not secrets.tokens_storable() or secrets.token_file_problem():  # before registering
@@ -153,6 +172,7 @@ class IssuerBoundProvider(OAuthClientProvider):
                 self.context.client_info = self.store.client()
                 self.context.current_tokens = _read(f"{self.store.prefix}:tokens", OAuthToken)
                 self.context.token_expiry_time = self.store.expires_at()
+                self.dpop.load()
                 self._refresh_first = True
                 return server
         return advertised[0]
@@ -169,7 +189,66 @@ class IssuerBoundProvider(OAuthClientProvider):
             # That issuer no longer takes its refresh token: the next attempt asks for consent.
             self.context.clear_tokens()
             self.store.forget_tokens()
+        response, bound = await dpop.bound_token_type(response)
         await super()._handle_token_response(response)
+        self.dpop.keep(bound)
+
+    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+        response, bound = await dpop.bound_token_type(response)
+        refreshed = await super()._handle_refresh_response(response)
+        if refreshed:
+            self.dpop.keep(bound)
+        return refreshed
+
+    # --- DPoP ---
+
+    def _dpop_wanted(self) -> bool:
+        """The authorization server offers DPoP; before its metadata is read (a refresh at start),
+        the kept token says whether it did."""
+        metadata = self.context.oauth_metadata
+        if metadata is None:
+            return self.dpop.bound
+        return self.dpop.offered_by(str(metadata.issuer))
+
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        request = await super()._exchange_token_authorization_code(auth_code, code_verifier)
+        if self._dpop_wanted():
+            self.dpop.sign(request)
+        return request
+
+    async def _refresh_token(self) -> httpx2.Request:
+        request = await super()._refresh_token()
+        if self._dpop_wanted():
+            self.dpop.sign(request)
+        return request
+
+    def _add_auth_header(self, request: httpx2.Request) -> None:
+        tokens = self.context.current_tokens
+        if not (self.dpop.bound and tokens is not None and tokens.access_token):
+            request.headers.pop("DPoP", None)
+            super()._add_auth_header(request)
+            return
+        request.headers["Authorization"] = f"DPoP {tokens.access_token}"
+        self.dpop.sign(request)
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """The SDK's flow, with a request that a server refused for want of a DPoP nonce sent once
+        more, with the nonce, before the flow sees the refusal (a 401 would start a sign-in)."""
+        flow = super()._auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                await self.dpop.read_metadata(response)
+                if "DPoP" in outgoing.headers and await self.dpop.wants_again(response):
+                    self.dpop.sign(outgoing)
+                    response = yield outgoing
+                    await self.dpop.wants_again(response)  # a nonce it sends with the answer is kept
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
 
 
 def _read(user: str, model: type[_Stored]) -> _Stored | None:

@@ -34,6 +34,7 @@ from app.ui.controller import ChatController
 from app.ui.gc_guard import MainThreadCollector
 from app.ui.history_view import WindowHistory
 from app.ui.main_window import MainWindow
+from app.ui.passphrase_dialog import ask_passphrase
 
 logger = logging.getLogger(__name__)
 
@@ -158,6 +159,7 @@ def model_label(settings: Settings, loaded: str = "") -> str:
 
 async def prepare(engine: Engine, window: MainWindow, collector: MainThreadCollector | None = None) -> None:
     """Start the servers and load the model as soon as the window is up."""
+    await ask_passphrase(window)  # an opted-in token file, still locked: before servers sign in with it
     servers = asyncio.ensure_future(engine.start(wait=False))  # each server's tools join as it is ready
     try:
         backend = await engine.ensure_backend()

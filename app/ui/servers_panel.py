@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.core import events as ev
 from app.ui import theme
 from app.ui.icons import decorate
+from app.ui.passphrase_dialog import ask_passphrase
 from app.ui.resources_view import SurfaceControl
 from app.ui.review_view import ReviewControl, ReviewView
 from app.ui.server_details import ServerDetails
@@ -274,7 +275,11 @@ class ServersPanel(QWidget):
         self._on_selected(lambda control, name: control.restart(name))
 
     def sign_in_selected(self) -> None:
-        self._on_selected(lambda control, name: control.sign_in(name))
+        self._on_selected(self._sign_in)
+
+    async def _sign_in(self, control: ServerControl, name: str) -> None:
+        if await ask_passphrase(self):  # a sign-in kept in a locked token file would be refused
+            await control.sign_in(name)
 
     def _on_selected(self, action: Any) -> None:
         name = self.selected()
