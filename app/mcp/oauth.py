@@ -110,6 +110,7 @@ class OAuthSignIn:
             response_types=["code"],
             token_endpoint_auth_method="none",  # a desktop app keeps no client secret
         )
+        self.failure = ""  # a new connection attempt: the last one's failure is history
         provider = IssuerBoundProvider(
             self.server_url,
             metadata,
@@ -121,6 +122,7 @@ class OAuthSignIn:
             # authorization server says it takes one; elsewhere the SDK registers dynamically.
             client_metadata_url=self._client_field("client_metadata_url"),
         )
+        provider.on_failure = self._failed
         self.storage.pre_registered = self._pre_registered()
         # A token stored before a restart: the SDK refreshes it first when this says it expired.
         provider.context.token_expiry_time = self.storage.expires_at()
@@ -173,6 +175,11 @@ class OAuthSignIn:
             loopback.close()
             self._loopback = None
             raise
+
+    def _failed(self, exc: Exception) -> None:
+        """Why the sign-in failed, for the server's state; a sign-in not yet asked for is no failure."""
+        if not isinstance(exc, SignInNeeded) and not self.failure:
+            self.failure = f"the sign-in failed: {exc or type(exc).__name__}"
 
     async def _code(self) -> AuthorizationCodeResult:
         loopback, self._loopback = self._loopback, None

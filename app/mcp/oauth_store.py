@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -154,6 +154,8 @@ class IssuerBoundProvider(OAuthClientProvider):
         self.store = store
         self._refresh_first = self._refreshing = False
         self.dpop = dpop.Binding(store.proof_key, store.keep_proof_key)
+        # Told why a flow failed: the SDK only logs it, and the connection would see a bare 401.
+        self.on_failure: Callable[[Exception], None] = lambda _exc: None
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -233,7 +235,8 @@ class IssuerBoundProvider(OAuthClientProvider):
 
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         """The SDK's flow, with a request that a server refused for want of a DPoP nonce sent once
-        more, with the nonce, before the flow sees the refusal (a 401 would start a sign-in)."""
+        more, with the nonce, before the flow sees the refusal (a 401 would start a sign-in); and why
+        the flow failed, told to ``on_failure``."""
         flow = super()._auth_flow(request)
         try:
             outgoing = await flow.__anext__()
@@ -247,6 +250,9 @@ class IssuerBoundProvider(OAuthClientProvider):
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
+        except Exception as exc:
+            self.on_failure(exc)
+            raise
         finally:
             await flow.aclose()
 

@@ -131,6 +131,9 @@ class SignsIn(Protocol):
     @property
     def machine(self) -> bool: ...
 
+    @property
+    def failure(self) -> str: ...
+
 
 def refusal(name: str, watch: HttpWatch, oauth: SignsIn | None = None) -> str:
     """Why server ``name`` turned us away, for its last error. With ``oauth`` its entry sends no
@@ -152,6 +155,11 @@ def refusal(name: str, watch: HttpWatch, oauth: SignsIn | None = None) -> str:
                 f"server {name} needs you to sign in ({watch.status}), and there is no system keyring to "
                 "keep the sign-in: install and unlock a Secret Service (GNOME Keyring or KWallet), or keep "
                 f"it in an encrypted file with `calculon auth login {name} --token-store file`"
+            )
+        if oauth is not None and oauth.failure:  # a sign-in was tried and failed: its cause, not "sign in"
+            return (
+                f"server {name} refused us ({watch.status}): {oauth.failure}; `calculon auth login {name}`, "
+                "or Sign in in the servers panel, tries again"
             )
         return (
             f"server {name} needs you to sign in ({watch.status}): run `calculon auth login {name}`, "

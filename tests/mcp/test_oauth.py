@@ -272,3 +272,25 @@ async def test_an_opted_in_token_file_without_its_passphrase_is_named_with_the_v
             await supervisor.aclose()
     assert status.state == "unauthorized" and f"set {token_file.PASSPHRASE_ENV}" in status.last_error
     assert browser.opened == [] and provider.clients == {}
+
+
+class RefusesRegistration(oa.InMemoryAuthorizationServer):
+    """An authorization server that takes no new clients."""
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        from mcp.server.auth.provider import RegistrationError
+
+        raise RegistrationError("invalid_client_metadata", "this server takes no new clients")
+
+
+async def test_a_sign_in_that_fails_says_why_instead_of_asking_to_sign_in_again(supervise, keyring_store):
+    browser = oa.ScriptedBrowser()
+    async with rs.serving(oa.protected_app(RefusesRegistration())) as base:
+        supervisor, _ = supervise(ServerEntry("hosted", url=f"{base}/mcp"), handlers=with_browser(browser))
+        await supervisor.start()
+        status = await supervisor.sign_in("hosted", timeout=30)
+        assert status.state == "unauthorized"
+        assert "this server takes no new clients" in status.last_error, status.last_error
+        assert "needs you to sign in" not in status.last_error
+        assert "`calculon auth login hosted`" in status.last_error  # what tries again
+        assert browser.opened == []  # it failed before any consent
