@@ -6,7 +6,7 @@ calculator, a child process behind the real supervisor.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -20,7 +20,6 @@ from app.core.outcome import TurnOutcome
 from app.core.prompts import REASK_TEMPLATE, system_prompt
 from app.core.session import ChatSession
 from app.llm.scripted import ScriptedBackend
-from app.mcp.config import bundled_entry
 from app.mcp.supervisor import Supervisor
 
 pytestmark = pytest.mark.anyio
@@ -29,15 +28,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture(scope="module")
-async def calculator(tmp_path_factory) -> AsyncIterator[Supervisor]:
-    supervisor = Supervisor([bundled_entry("calculator")], log_dir=tmp_path_factory.mktemp("logs"))
-    await supervisor.start(wait=True, timeout=60)
-    assert supervisor.resolve("multiply") is not None, "the calculator did not start"
-    yield supervisor
-    await supervisor.aclose()
 
 
 def call(name: str, **arguments: Any) -> list[Chunk | str]:

@@ -7,7 +7,7 @@ child process behind the real supervisor, in Calculon mode and out of it.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 
 import anyio
 import pytest
@@ -21,7 +21,6 @@ from app.core.prompts import system_prompt
 from app.core.session import ChatSession
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK
 from app.llm.scripted import ScriptedBackend
-from app.mcp.config import bundled_entry
 from app.mcp.supervisor import Supervisor
 
 pytestmark = pytest.mark.anyio
@@ -31,15 +30,6 @@ DIVIDE = json.dumps({"name": "evaluate", "arguments": {"expression": "51 / 3"}})
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture(scope="module")
-async def calculator(tmp_path_factory) -> AsyncIterator[Supervisor]:
-    supervisor = Supervisor([bundled_entry("calculator")], log_dir=tmp_path_factory.mktemp("logs"))
-    await supervisor.start(wait=True, timeout=60)
-    assert supervisor.resolve("evaluate") is not None, "the calculator did not start"
-    yield supervisor
-    await supervisor.aclose()
 
 
 def session(steps: Sequence[Sequence[Chunk | str]], tools: Supervisor, *, strict: bool) -> ChatSession:

@@ -32,6 +32,7 @@ from app.llm.local.step import format_notice, stops_for
 from app.llm.local.syntaxes import HERMES
 from app.mcp.config import bundled_entry
 from app.mcp.supervisor import Supervisor
+from tests.llm.grammar_check import accepts as grammar_accepts
 from tests.llm.local_fixtures import calculator_tools, collect, gemma_path  # noqa: F401
 from tests.llm.qwen_file import need_qwen, qwen_template
 
@@ -165,19 +166,9 @@ def qwen() -> Iterator[LocalBackend]:
 
 
 def accepts(backend: LocalBackend, grammar: str, text: str) -> bool:
-    """Whether llama.cpp's grammar takes ``text``, token by token on Qwen's own vocabulary
-    (``<tool_call>`` is one token of it), and may end there."""
-    runner = backend._runner
-    assert runner is not None
-    sampler = runner.decoder.picker.grammar(grammar)
-    try:
-        for token in runner.model.tokenize(text.encode("utf-8"), add_bos=False, special=True):
-            if not sampler.allows(token):
-                return False
-            sampler.accept(token)
-        return sampler.allows(runner.model.token_eos())
-    finally:
-        sampler.close()
+    """On Qwen's own vocabulary, where ``<tool_call>`` is one token."""
+    assert backend._runner is not None
+    return grammar_accepts(backend._runner.model, grammar, text)
 
 
 @pytest.mark.slow

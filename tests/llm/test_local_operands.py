@@ -24,6 +24,7 @@ from app.llm.local.schema_grammar import answer_only, compose, tool_rules
 from app.llm.local.steer import MAX_STEERED, ResultSteer, Vocabulary
 from app.servers.clock import server as clock_server
 from app.servers.converter import server as converter_server
+from tests.llm.grammar_check import accepts as grammar_accepts
 from tests.llm.local_fixtures import calculator_tools
 
 
@@ -48,17 +49,8 @@ def call_grammar(question: str, *, every: bool = True, earlier: Sequence[str] = 
 
 
 def accepts(backend: LocalBackend, grammar: str, text: str, *, prefix: bool = False) -> bool:
-    runner = backend._runner
-    assert runner is not None
-    sampler = runner.decoder.picker.grammar(grammar)
-    try:
-        for token in runner.model.tokenize(text.encode("utf-8"), add_bos=False, special=False):
-            if not sampler.allows(token):
-                return False
-            sampler.accept(token)
-        return prefix or sampler.allows(runner.model.token_eos())
-    finally:
-        sampler.close()
+    assert backend._runner is not None
+    return grammar_accepts(backend._runner.model, grammar, text, special=False, prefix=prefix)
 
 
 def call(name: str, **arguments: object) -> str:

@@ -24,8 +24,9 @@ from app.llm.local.schema_grammar import build_step_grammar, compose, tool_rules
 from app.llm.local.step import format_notice, stops_for
 from app.llm.local.syntaxes import GEMMA4, render_calls
 from tests.llm.family_templates import chat_template
+from tests.llm.grammar_check import accepts
 from tests.llm.local_fixtures import calculator_tools
-from tests.llm.test_native_syntaxes import CONVERSATION, FIRST, SECOND, accepts, fed, vocab
+from tests.llm.test_native_syntaxes import CONVERSATION, FIRST, SECOND, fed, vocab
 
 __all__ = ["vocab"]  # the module fixture: a real vocabulary, no weights
 

@@ -21,7 +21,6 @@ from app.llm.local.backed import backed_forms
 from app.llm.local.calls import parse_calls
 from app.llm.local.formats import ChatFormat, choose_format
 from app.llm.local.phases import Phases, PhaseSetup
-from app.llm.local.sampling import GrammarSampler
 from app.llm.local.schema_grammar import answer_only, build_step_grammar
 from app.llm.local.step import format_notice, stops_for
 from app.llm.local.syntaxes import (
@@ -35,6 +34,7 @@ from app.llm.local.syntaxes import (
     render_calls,
 )
 from tests.llm.family_templates import chat_template
+from tests.llm.grammar_check import accepts
 from tests.llm.local_fixtures import calculator_tools
 from tests.llm.qwen_file import need_qwen
 
@@ -161,18 +161,6 @@ def vocab() -> Iterator[llama_cpp.Llama]:
     model = llama_cpp.Llama(str(need_qwen()), vocab_only=True, verbose=False)
     yield model
     model.close()
-
-
-def accepts(model: llama_cpp.Llama, grammar: str, text: str) -> bool:
-    sampler = GrammarSampler(llama_cpp.llama_model_get_vocab(model.model), grammar)
-    try:
-        for token in model.tokenize(text.encode("utf-8"), add_bos=False, special=True):
-            if not sampler.allows(token):
-                return False
-            sampler.accept(token)
-        return sampler.allows(model.token_eos())
-    finally:
-        sampler.close()
 
 
 def decide(syntax: CallSyntax) -> str:

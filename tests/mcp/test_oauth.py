@@ -35,6 +35,14 @@ def with_browser(browser: oa.ScriptedBrowser):
     return handlers
 
 
+async def signed_in_once(supervise, entry: ServerEntry, browser: oa.ScriptedBrowser) -> None:
+    """A supervisor that signs in to ``entry`` and closes, as an app run that ends."""
+    first, _ = supervise(entry, handlers=with_browser(browser))
+    await first.start()
+    assert (await first.sign_in(entry.name, timeout=30)).state == "ready"
+    await first.aclose()
+
+
 async def test_sign_in_completes_and_the_token_survives_a_restart(supervise, keyring_store):
     provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
     async with rs.serving(oa.protected_app(provider)) as base:
@@ -65,10 +73,7 @@ async def test_an_expired_token_is_refreshed_after_a_restart_without_a_new_conse
     provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
     async with rs.serving(oa.protected_app(provider)) as base:
         entry = ServerEntry("hosted", url=f"{base}/mcp")
-        first, _ = supervise(entry, handlers=with_browser(browser))
-        await first.start()
-        assert (await first.sign_in("hosted", timeout=30)).state == "ready"
-        await first.aclose()
+        await signed_in_once(supervise, entry, browser)
         # An hour later: the server forgot the access token, and the stored expiry has passed.
         provider.access.clear()
         keyring_store.entries[(secrets.SERVICE, f"oauth:{base}/mcp:expires")] = "1"  # 1970
@@ -165,10 +170,7 @@ async def test_a_server_needing_a_sign_in_at_start_still_waits_for_sign_in_after
     provider, browser = oa.InMemoryAuthorizationServer(), oa.ScriptedBrowser()
     async with rs.serving(oa.protected_app(provider)) as base:
         entry = ServerEntry("hosted", url=f"{base}/mcp")
-        first, _ = supervise(entry, handlers=with_browser(browser))
-        await first.start()
-        assert (await first.sign_in("hosted", timeout=30)).state == "ready"
-        await first.aclose()
+        await signed_in_once(supervise, entry, browser)
         provider.access.clear()
         provider.refresh.clear()  # revoked: only a new consent can help
 
