@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import os
 import secrets as random
@@ -81,7 +82,6 @@ class TokenFile:
     def __init__(self, file: Path, passphrase: Callable[[], str | None] = passphrase) -> None:
         self.file = file
         self._passphrase = passphrase
-        self._keys: dict[tuple[bytes, str], bytes] = {}  # scrypt is slow on purpose: once per run
 
     def create(self) -> None:
         """Start an empty file (the opt-in); an existing one is opened instead, to check the passphrase."""
@@ -152,11 +152,14 @@ class TokenFile:
                 f"the sign-in tokens are in the encrypted file {self.file}: set {PASSPHRASE_ENV} to its "
                 "passphrase (a command run at a terminal asks for it, and so does the window)"
             )
-        found = self._keys.get((salt, secret))
-        if found is None:
-            found = Scrypt(salt=salt, length=32, n=kdf["n"], r=kdf["r"], p=kdf["p"]).derive(secret.encode())
-            self._keys[(salt, secret)] = found
-        return found
+        return _derived(salt, secret, kdf["n"], kdf["r"], kdf["p"])
+
+
+@functools.cache
+def _derived(salt: bytes, secret: str, n: int, r: int, p: int) -> bytes:
+    """scrypt is slow on purpose: a key is derived once per run, whichever TokenFile asks (the
+    window's unlock, the sign-ins' store); its settings are part of what names it."""
+    return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(secret.encode())
 
 
 def _b64(data: bytes) -> str:

@@ -28,11 +28,6 @@ NO_KEYRING = (
 )
 
 
-def login_hint(name: str) -> str:
-    """How a server that wants a sign-in gets one from the command line."""
-    return f"run `calculon auth login {name}`"
-
-
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     auth = commands.add_parser("auth", help="sign in to remote servers that use OAuth")
     actions = auth.add_subparsers(dest="auth_command", metavar="ACTION", required=True)

@@ -148,29 +148,21 @@ class TraceStore:
         self._stream(event, "text", "Text")
 
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
-        if event.from_app:  # made by an app's page, after its turn: under the turn, said so
-            turn = self._turns.get(event.turn_id)
-            if turn is not None:
-                node = TraceNode("tool_call", f"{event.server}.{event.tool} · from its app", started=event.ts)
-                node.data.update(_call_data(event), from_app=event.from_app)
-                self._calls[event.call_id] = self._insert(turn, node)
-            return
-        self._streaming.pop(event.turn_id, None)
-        node = TraceNode(
-            "tool_call",
-            f"{event.server}.{event.tool}",
-            started=event.ts,
-            data=_call_data(event),
-        )
-        self._calls[event.call_id] = self._insert(self._container(event.turn_id), node)
+        label, data = f"{event.server}.{event.tool}", _call_data(event)
+        if event.from_app:  # made by an app's page, after its turn's steps: under the turn, said so
+            label, data["from_app"] = f"{label} · from its app", event.from_app
+            parent = self._turns[event.turn_id]
+        else:
+            self._streaming.pop(event.turn_id, None)
+            parent = self._container(event.turn_id)
+        node = TraceNode("tool_call", label, started=event.ts, data=data)
+        self._calls[event.call_id] = self._insert(parent, node)
 
     def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
         node = self._calls.pop(event.call_id, None)
         if node is None:
             self._on_tool_call_started(ev.ToolCallStarted(**_call_fields(event)))
-            node = self._calls.pop(event.call_id, None)
-            if node is None:  # an app's call whose turn is no longer shown
-                return
+            node = self._calls.pop(event.call_id)
         node.status = "cancelled" if event.cancelled else "error" if event.is_error else "ok"
         node.duration_ms = event.duration_ms
         node.data.update(result=event.result, is_error=event.is_error)
@@ -263,9 +255,11 @@ class TraceStore:
         turn = self._turns[event.turn_id]
         turn.status = "cancelled" if event.cancelled else "error" if event.failed else "ok"
         turn.duration_ms = event.duration_ms
-        apps = {k: node for k, node in self._calls.items() if "from_app" in node.data}  # not the turn's
-        for running in [*self._calls.values(), *self._asks.values()]:
-            if "from_app" not in running.data:
+        apps = {}  # an app's calls are not the turn's: they run on
+        for key, running in [*self._calls.items(), *self._asks.items()]:
+            if "from_app" in running.data:
+                apps[key] = running
+            else:
                 running.status = "cancelled"
                 self._changed(running)
         self._calls = apps

@@ -35,7 +35,7 @@ from app.core.app_context import MAX_CONTEXT_CHARS, AppContext
 from app.core.asking import Asker, FormRequest, UrlRequest
 from app.core.toolrun import schema_error
 from app.core.tools import ApprovalPolicy
-from app.mcp.apps import visible_to
+from app.mcp.apps import result_for_app, tool_named, visible_to
 from app.mcp.calls import call_tool
 from app.mcp.results import tool_info
 
@@ -241,7 +241,7 @@ class AppBridge:
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise Refused(BAD_PARAMS, "tools/call needs a tool name and an arguments object")
         connection = self._connection()
-        tool = next((t for t in connection.tools if t.name == name), None)
+        tool = tool_named(self.connections, self.app.server, name)
         if tool is None:
             raise Refused(BAD_PARAMS, f"server {self.app.server} has no tool {name}")
         if not visible_to(tool, "app"):
@@ -253,16 +253,12 @@ class AppBridge:
         refusal = await self.approve(info, arguments)  # the very policy the model's calls go through
         if refusal is not None:
             raise Refused(REFUSED, f"call to {name} was not approved: {refusal}")
-        result = await self._traced(name, arguments, lambda: call_tool(connection, name, arguments))
-        answer: dict[str, Any] = {
-            "content": [{"type": "text", "text": result.text}],
-            "isError": result.is_error,
-        }
-        if result.structured is not None:
-            answer["structuredContent"] = result.structured
-        return answer
+        finished = await self._traced(name, arguments, lambda: call_tool(connection, name, arguments))
+        return result_for_app(finished)
 
-    async def _traced(self, name: str, arguments: dict[str, Any], call: Callable[[], Awaitable[Any]]) -> Any:
+    async def _traced(
+        self, name: str, arguments: dict[str, Any], call: Callable[[], Awaitable[Any]]
+    ) -> ev.ToolCallFinished:
         self._calls_made += 1
         named: dict[str, Any] = {
             "turn_id": self.app.turn_id,
@@ -275,17 +271,16 @@ class AppBridge:
         started = time.perf_counter()
         result = await call()
         ms = (time.perf_counter() - started) * 1000
-        self.emit(
-            ev.ToolCallFinished(
-                **named,
-                arguments=arguments,
-                result=result.text,
-                is_error=result.is_error,
-                duration_ms=ms,
-                structured=result.structured,
-            )
+        finished = ev.ToolCallFinished(
+            **named,
+            arguments=arguments,
+            result=result.text,
+            is_error=result.is_error,
+            duration_ms=ms,
+            structured=result.structured,
         )
-        return result
+        self.emit(finished)
+        return finished
 
     async def _read_resource(self, params: Mapping[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")

@@ -147,6 +147,13 @@ def result_for_app(event: ev.ToolCallFinished) -> dict[str, Any]:
     return result
 
 
+def tool_named(connections: Mapping[str, Any], server: str, name: str) -> mcp_types.Tool | None:
+    """Server ``server``'s tool ``name`` as it listed it, if it is connected and has one."""
+    connection = connections.get(server)
+    tools = connection.tools if connection is not None else ()
+    return next((t for t in tools if t.name == name), None)
+
+
 class AppOpener:
     """An engine event sink: after a call to a tool with an app, reads the app and emits ``AppReady``.
 
@@ -160,9 +167,7 @@ class AppOpener:
         self._reading: set[asyncio.Task[None]] = set()
 
     def tool(self, server: str, name: str) -> mcp_types.Tool | None:
-        connection = self.connections.get(server)
-        tools = connection.tools if connection is not None else ()
-        return next((t for t in tools if t.name == name), None)
+        return tool_named(self.connections, server, name)
 
     def __call__(self, event: ev.Event) -> None:
         if not isinstance(event, ev.ToolCallFinished) or event.cancelled or event.from_app:
@@ -259,13 +264,22 @@ def content_security_policy(csp: Mapping[str, tuple[str, ...]]) -> str:
 
 def allows(csp: Mapping[str, tuple[str, ...]], url: str) -> bool:
     """Whether a request for ``url`` goes to an origin the page declared (any of its lists)."""
+    return allowed_by(declared_origins(csp), url)
+
+
+def declared_origins(csp: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """Every origin the page declares, in any of its lists (worked out once per page: a view asks
+    for each request it makes)."""
+    return tuple(origin for key in CSP_KEYS for origin in origins(csp.get(key, ())))
+
+
+def allowed_by(declared: tuple[str, ...], url: str) -> bool:
     parts = urllib.parse.urlsplit(url)
     scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
     try:
         port = parts.port or _DEFAULT_PORTS.get(scheme)
     except ValueError:
         return False
-    declared = [origin for key in CSP_KEYS for origin in origins(csp.get(key, ()))]
     return any(_matches(origin, scheme, host, port) for origin in declared)
 
 

@@ -115,7 +115,6 @@ class OAuthSignIn:
             self.server_url,
             metadata,
             self.storage,
-            store=self.storage,
             redirect_handler=self._consent,
             callback_handler=self._code,
             # A Client ID Metadata Document the user hosts (an HTTPS URL): the client id where the

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError
 from mcp.client.auth.utils import issuers_match
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from app import secrets
 from app.mcp import dpop
@@ -149,9 +149,11 @@ class IssuerBoundProvider(OAuthClientProvider):
     each token request and on each request that carries a bound token, and one more try of a
     request a server refused for want of its nonce."""
 
-    def __init__(self, *args: object, store: TokenStore, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.store = store
+    def __init__(
+        self, server_url: str, client_metadata: OAuthClientMetadata, storage: TokenStore, **kwargs: object
+    ) -> None:
+        super().__init__(server_url, client_metadata, storage, **kwargs)  # type: ignore[arg-type]
+        self.store = store = storage
         self._refresh_first = self._refreshing = False
         self.dpop = dpop.Binding(store.proof_key, store.keep_proof_key)
         # Told why a flow failed: the SDK only logs it, and the connection would see a bare 401.

@@ -45,7 +45,7 @@ from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
 
 from app.core import events as ev
 from app.mcp.app_bridge import MAX_HEIGHT, AppBridge
-from app.mcp.apps import allows, content_security_policy, with_policy
+from app.mcp.apps import allowed_by, content_security_policy, declared_origins, with_policy
 from app.ui.app_view import tear_down
 
 logger = logging.getLogger(__name__)
@@ -102,12 +102,12 @@ class RequestFilter(QWebEngineUrlRequestInterceptor):
 
     def __init__(self, csp: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.csp = csp
+        self.declared = declared_origins(csp)
         self.blocked: list[str] = []
 
     def interceptRequest(self, info: QWebEngineUrlRequestInfo) -> None:
         url = info.requestUrl()
-        if url.scheme().lower() in _LOCAL_SCHEMES or allows(self.csp, url.toString()):
+        if url.scheme().lower() in _LOCAL_SCHEMES or allowed_by(self.declared, url.toString()):
             return
         self.blocked.append(url.toString())
         logger.info("an MCP App's request to %s was blocked: its CSP does not declare it", url.toString())

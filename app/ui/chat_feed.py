@@ -123,7 +123,7 @@ class ChatFeed:
             bubble.add_below(full_result_button(event.kept, bubble))
 
     def _on_app_ready(self, event: ev.AppReady) -> None:
-        bubble = self._results.get(event.call_id)
+        bubble = self._results.pop(event.call_id, None)
         if self.open_app is None or bubble is None:
             return
         bubble.set_title(f"{bubble.title} · app {event.uri}")
@@ -139,6 +139,7 @@ class ChatFeed:
             if teardown is not None and shiboken6.isValid(app):
                 teardown(reason)
         self._apps.clear()
+        self._results.clear()
 
     def _on_check_finished(self, event: ev.CheckFinished) -> None:
         # Only a rejected draft is marked here; a final verdict arrives with AnswerReady.

@@ -143,7 +143,7 @@ async def test_a_bound_token_goes_with_a_proof_and_a_nonce_refusal_is_answered_o
                 raise AssertionError(f"a sign-in was started: {address}")
 
             metadata = OAuthClientMetadata(redirect_uris=["http://127.0.0.1:9/callback"])  # type: ignore[list-item]
-            provider = IssuerBoundProvider(url, metadata, store, store=store, redirect_handler=no_sign_in)
+            provider = IssuerBoundProvider(url, metadata, store, redirect_handler=no_sign_in)
             provider.context.token_expiry_time = store.expires_at()
             async with httpx2.AsyncClient(auth=provider) as client:
                 first = await client.post(url, json={})

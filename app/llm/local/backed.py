@@ -122,7 +122,7 @@ def result_rules(
     # No operator outside the formula that ran: "38 - 9 = -43." and "(23 - 23) / 12 = 2.5" were
     # written before right results, backed number by number and false as equations.
     words = f"[^<{{0-9{_NUMERALS}=≈\\n\\x00{_OPERATORS}]"
-    extra = "".join(f"\\{c}" if c in "[]^\\-" else c for c in barred if c not in "<{")
+    extra = class_chars("".join(c for c in barred if c not in "<{"))
     first = f"{words[:-1]}{extra}]" if extra else words
     formula = " | calculon-rformula" if formulas else ""
     return [
@@ -240,3 +240,8 @@ def _class_string(line: str) -> list[str] | None:
         f"{name}-char ::= [{others}]",
         f"{name}-after ::= [{after}]",
     ]
+
+
+def class_chars(text: str) -> str:
+    """``text`` as the members of a GBNF character class: its own metacharacters escaped."""
+    return "".join(f"\\{c}" if c in "[]^\\-" else c for c in text)

@@ -52,7 +52,7 @@ class Phases:
 
     def _answer_markers(self) -> tuple[str, ...]:
         grammar = self.setup.grammar
-        tools = self.setup.syntax.openers if grammar and grammar.allows_calls else ()
+        tools = self.setup.syntax.openers if self._calls_allowed() else ()
         # A Calculon-mode answer is one paragraph, to be checked at a glance: what a small model
         # writes after a blank line is a second go at the same answer, a tool list or code.
         paragraph = (PARAGRAPH_END,) if grammar and grammar.keeps_answer else ()

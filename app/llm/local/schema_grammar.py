@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -71,20 +72,24 @@ class ToolRules:
     barred: str = "<"
 
 
-_ANSWER_RULES = ["calculon-answer ::= [^<] calculon-any*", "calculon-any ::= [^\\x00]"]
-_BARE_ANSWER = "calculon-answer ::= [^<{`] calculon-any*"
+_ANY = "calculon-any ::= [^\\x00]"
 
 
 def _answer_rule(barred: str) -> str:
-    escaped = "".join(f"\\{char}" if char in "[]^\\-" else char for char in barred)
-    return f"calculon-answer ::= [^{escaped}] calculon-any*"
+    return f"calculon-answer ::= [^{backed.class_chars(barred)}] calculon-any*"
+
+
+@functools.cache
+def _answer_grammar(barred: str) -> StepGrammar:
+    """Free text that opens with none of ``barred``, and nothing else."""
+    return StepGrammar(
+        "\n".join(["root ::= calculon-answer", _answer_rule(barred), _ANY]), "", allows_calls=False
+    )
 
 
 # an answer and nothing else: for a step that must not call a tool again (nor open with "{" or
 # "`": a model asked to answer after its call wrote the call out again as JSON, or fenced JSON)
-ANSWER_ONLY = StepGrammar(
-    "\n".join(["root ::= calculon-answer", _BARE_ANSWER, *_ANSWER_RULES[1:]]), "", allows_calls=False
-)
+ANSWER_ONLY = _answer_grammar("<{`")
 
 
 def answer_only(
@@ -103,11 +108,7 @@ def answer_only(
     mode the answer opens with nothing that opens a call in ``syntax`` (Calculon mode's backed
     answer bars "<", "{", "`" and "[" by itself; the one that states the result is told)."""
     if forms is None:
-        barred = "".join(dict.fromkeys(f"<{{`{_barred(syntax)}"))
-        if barred == "<{`":
-            return ANSWER_ONLY
-        rules = ["root ::= calculon-answer", _answer_rule(barred), *_ANSWER_RULES[1:]]
-        return StepGrammar("\n".join(rules), "", allows_calls=False)
+        return _answer_grammar("".join(dict.fromkeys(f"<{{`{_barred(syntax)}")))
     rules = ["root ::= calculon-banswer", *backed.text_rules(forms)]
     if result:
         rules = [
@@ -170,13 +171,13 @@ def compose(
     numbers and (``ops``) the user's numbers that the call must use."""
     lines = list(rules.lines)
     if forms is None:
-        answer = [_answer_rule(rules.barred), *_ANSWER_RULES[1:]]
+        answer = [_answer_rule(rules.barred), _ANY]
     else:
         plain = backed.strict_rules(lines, forms)
         lines = _with_operands(plain, rules, ops) if ops is not None else plain
         answer = [
             "calculon-answer ::= calculon-banswer",
-            "calculon-any ::= [^\\x00]",
+            _ANY,
             *backed.text_rules(forms),
         ]
     branches = ["calculon-call"] if forced else ["calculon-call", "calculon-answer"]
