@@ -1,7 +1,7 @@
 """Entry point of the ``calculon`` command: the window by default, the CLI with a subcommand.
 
-``calculon serve NAME`` runs on every bundled server start, so it is handled
-before anything else is imported.
+``calculon serve NAME`` runs on every bundled server start, and ``calculon engine`` is the
+local model's process: both are handled before anything else is imported.
 """
 
 from __future__ import annotations
@@ -19,6 +19,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.servers import serve_command
 
         return serve_command(args[1])
+    if args == ["engine"]:  # the local model's own process (app.llm.local.process)
+        from app.llm.local.engine_main import main as engine
+
+        return engine()
     from app.cli import run
 
     return run(args)
@@ -31,7 +35,7 @@ def entry() -> None:
     happens first: threads that are not daemons finish, ``atexit`` handlers run, streams flush."""
     args = sys.argv[1:]
     code = main(args)
-    if not args or args[0] == "serve" or args[0].startswith("-"):
+    if not args or args[0] in ("serve", "engine") or args[0].startswith("-"):
         sys.exit(code)  # the window, the bundled servers, --self-test: the usual way
     for thread in threading.enumerate():
         if thread is not threading.main_thread() and not thread.daemon:

@@ -102,6 +102,8 @@ class Engine:
         self.subscribe(self.apps)
         if sink is not None:
             self.subscribe(sink)
+        if backend is not None:
+            self._watch_model(backend)
 
     def _asking_handlers(self) -> AskingHandlers:
         gate = SamplingGate(
@@ -215,7 +217,10 @@ class Engine:
             if self._backend is not None and self._loaded:
                 return self._backend
             try:
-                backend = self._backend = self._backend or self._create_backend()
+                backend = self._backend or self._create_backend()
+                if backend is not self._backend:
+                    self._backend = backend
+                    self._watch_model(backend)
                 self._emit(ev.ModelLoading(progress=0.0, message=f"Loading {backend.model_label}"))
                 await backend.load(self._progress_callback())
             except BackendError as exc:
@@ -225,6 +230,12 @@ class Engine:
             self._emit(ev.ModelLoading(progress=1.0, done=True, message=f"{backend.model_label} ready"))
             self._prefill(backend)
             return backend
+
+    def _watch_model(self, backend: Backend) -> None:
+        """A backend with a process of its own (the local model) tells its state as it changes."""
+        subscribe = getattr(backend, "subscribe", None)
+        if subscribe is not None:
+            subscribe(lambda s: self._emit(ev.ModelStateChanged(state=s.state, detail=s.detail, pid=s.pid)))
 
     def _prefill(self, backend: Backend) -> None:
         """Let a backend that can read the prompt's fixed opening ahead of time do so now."""

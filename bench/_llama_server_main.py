@@ -13,8 +13,7 @@ from app.llm.local import loader
 
 
 def main() -> None:
-    extra = not loader.cpu_reports_amx()
-    with loader._model_params(lambda params: setattr(params, "use_extra_bufts", extra)):
+    with loader.guarded_defaults():
         runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 
 

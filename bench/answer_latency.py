@@ -44,9 +44,9 @@ _STEP = re.compile(r"^step (\d+): (\d+) tokens in ([0-9.]+) s")
 _RAW = """
 import sys, time, json
 t0 = time.perf_counter()
-import llama_cpp
+from app.llm.local.loader import LoadRequest, load_llama  # the AMX guard; otherwise plain llama_cpp.Llama
 from app.llm.local.model_file import resolve_model
-model = llama_cpp.Llama(model_path=str(resolve_model("", lambda *a: None)), n_ctx=2048, verbose=False)
+model = load_llama(LoadRequest(resolve_model("", lambda *a: None), n_ctx=2048))
 t1 = time.perf_counter()
 def ask(q):
     s = time.perf_counter()

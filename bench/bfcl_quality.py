@@ -242,7 +242,7 @@ async def measure(args: argparse.Namespace) -> Run:
 
 
 def _format_name(backend: LocalBackend) -> str:
-    runner = backend._runner
+    runner = backend.runner
     return runner.format.name if runner is not None else "?"
 
 

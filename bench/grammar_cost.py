@@ -64,7 +64,7 @@ def run_one(
 ) -> dict[str, float]:
     backed = None if variant == "plain" else (question,)
     request = ModelRequest("", (Message("user", question),), tools, backed)
-    runner = backend._runner
+    runner = backend.runner
     assert runner is not None
     started_cpu = time.process_time()
     with without_operands() if variant == "backed" else nullcontext():

@@ -69,10 +69,59 @@ def test_no_server_or_helper_survives_the_cli_killed_mid_call(tmp_path, signum):
 
 
 def test_a_server_whose_app_died_before_it_started_does_not_run(tmp_path):
-    from app.mcp.process import guarded
+    from app.children import guarded
 
     argv = guarded([sys.executable, "-c", "print('ran')"])
     argv[argv.index(str(os.getpid()))] = "1"  # as if our parent were already gone: re-parented to init
     started = time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 70 and done.stdout == "" and time.monotonic() - started < 10
+
+
+def engine_processes(root: int) -> list[int]:
+    """The model's process under ``root``: the guard the app started, and the engine it runs."""
+    return [
+        pid
+        for pid in descendants(root)
+        if "app engine"
+        in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").replace("\0", " ")
+    ]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_the_model_process_does_not_survive_the_cli_killed_mid_answer(tmp_path, signum):
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {}}))
+    cli = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "--config",
+            str(config),
+            "ask",
+            "--no-strict",
+            "--no-save",
+            "Tell me a long story.",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pids = anyio.run(_engine_appears, cli)
+    try:
+        os.kill(cli.pid, signum)
+        cli.wait(timeout=30)
+        assert anyio.run(wait_until_dead, pids) == []
+    finally:
+        for pid in pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+async def _engine_appears(cli: subprocess.Popen[str]) -> list[int]:
+    with anyio.fail_after(60):
+        while not (found := engine_processes(cli.pid)):
+            assert cli.poll() is None, cli.stderr.read() if cli.stderr else ""
+            await anyio.sleep(0.02)
+    return found

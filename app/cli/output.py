@@ -221,6 +221,15 @@ def _loading(e: Any) -> str:
     return f"model: {e.message or 'loading'} ({e.progress:.0%})"
 
 
+def _model_state(e: Any) -> str:
+    """The model's process: its start and load already have their lines; what went wrong has one."""
+    if e.state in ("crashed", "failed") and e.detail:
+        return f"model process {e.state}: {e.detail}"
+    if e.state == "restarting":
+        return f"model process restarting ({e.detail})"
+    return ""
+
+
 def _server(e: Any) -> str:
     pid = f", pid {e.pid}" if e.pid else ""
     error = f": {e.last_error}" if e.last_error and e.state != "ready" else ""
@@ -252,6 +261,7 @@ _DESCRIBERS: dict[type, Any] = {
     ev.TurnError: lambda e: f"error ({e.category}): {e.message}",
     ev.TurnFinished: _finished,
     ev.ModelLoading: _loading,
+    ev.ModelStateChanged: _model_state,
     ev.ServerStateChanged: _server,
     ev.ServerLog: lambda e: f"server {e.server} log ({e.level}): {_clip(e.message)}",
     ev.UserAsked: lambda e: f"  ? asked: {_clip(e.title)}",

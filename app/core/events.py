@@ -235,6 +235,17 @@ class ModelLoading(Event):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class ModelStateChanged(Event):
+    """The local model's own process (app.llm.local.process): its state, why (the crash's cause,
+    the load's error, when it restarts), and its pid once loaded."""
+
+    kind: ClassVar[str] = "model_state"
+    state: str  # starting, loading, ready, crashed, restarting, failed, stopped
+    detail: str = ""
+    pid: int | None = None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ServerStateChanged(Event):
     kind: ClassVar[str] = "server_state"
     server: str

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 from anyio.abc import Process
 
+from app.children import spawn, stop_tree
 from app.mcp.config import ServerEntry
-from app.mcp.process import child_environment, spawn, stop_tree
+from app.mcp.process import child_environment
 
 logger = logging.getLogger(__name__)
 

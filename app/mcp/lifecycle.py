@@ -10,8 +10,11 @@ from typing import Any
 import mcp_types
 from mcp import Client, MCPError
 
+from app.children import Backoff
 from app.mcp.config import ServerEntry
 from app.mcp.transport import StdioTransport
+
+__all__ = ["Backoff"]  # where the servers' restart policy is imported from
 
 DOWN = ("failed", "stopped", "unauthorized")  # states a server does not leave by itself
 
@@ -23,20 +26,6 @@ class Limits:
     tool_timeout_s: float = 30.0
     connect_timeout_s: float = 60.0  # spawn to tools listed; `npx` may download first
     probe_timeout_s: float = 5.0  # after a call timed out, how long the server has to show it lives
-
-
-@dataclasses.dataclass(frozen=True)
-class Backoff:
-    """Restart delays: ``first_s`` doubling up to ``cap_s``. A server that stayed up
-    ``stable_s`` starts again from ``first_s``; ``max_failures`` in a row gives up."""
-
-    first_s: float = 0.25
-    cap_s: float = 10.0
-    stable_s: float = 30.0
-    max_failures: int = 8
-
-    def delay(self, failures: int) -> float:
-        return min(self.first_s * 2 ** max(failures - 1, 0), self.cap_s)
 
 
 @dataclasses.dataclass(frozen=True)

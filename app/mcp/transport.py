@@ -24,8 +24,9 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
+from app.children import spawn, stop_tree, wait_for_death
 from app.mcp.inbound import Inbound
-from app.mcp.process import child_environment, spawn, stop_tree, wait_for_death
+from app.mcp.process import child_environment
 from app.mcp.serverlog import ServerLog
 
 logger = logging.getLogger(__name__)

@@ -89,8 +89,15 @@ def describe(state: ev.ServerStateChanged) -> str:
     return f"{state.server} — {state.state} · {pid} · {state.tool_count} tools"
 
 
+def describe_model(state: ev.ModelStateChanged) -> str:
+    pid = f" · pid {state.pid}" if state.pid else ""
+    detail = f"\n{state.detail}" if state.detail else ""
+    return f"Model process — {state.state}{pid}{detail}"
+
+
 class ServersPanel(QWidget):
-    """Listens to ``ServerStateChanged``; Restart and Refresh log call the supervisor."""
+    """Listens to ``ServerStateChanged`` and ``ModelStateChanged``; Restart and Refresh log call
+    the supervisor."""
 
     def __init__(
         self,
@@ -110,6 +117,10 @@ class ServersPanel(QWidget):
         self.states: dict[str, ev.ServerStateChanged] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         self.servers = QListWidget(self)
+        self.model_line = QLabel(self)  # the local model's own process; hidden for a remote model
+        self.model_line.setTextFormat(Qt.TextFormat.PlainText)
+        self.model_line.setWordWrap(True)
+        self.model_line.hide()
         self.summary = QLabel(self)
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
@@ -156,6 +167,7 @@ class ServersPanel(QWidget):
         splitter.setSizes([120, 480])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.model_line)
         layout.addWidget(splitter)
 
     def show_details(self, surface: SurfaceControl) -> ServerDetails:
@@ -182,6 +194,11 @@ class ServersPanel(QWidget):
     def handle(self, event: ev.Event) -> None:
         if isinstance(event, ev.ServerStateChanged):
             self.update_state(event)
+        elif isinstance(event, ev.ModelStateChanged):
+            self.model_line.setText(describe_model(event))
+            colour = theme.SERVER_STATE_COLOURS.get(event.state, theme.MUTED_COLOUR)
+            self.model_line.setStyleSheet(f"color: {colour}")
+            self.model_line.show()
         elif isinstance(event, ev.ServerListChanged) and event.server in self.states:
             self.update_state(self.states[event.server])  # its icons come with what it offers
             if self.review and event.server == self.selected():

@@ -15,7 +15,7 @@ def _plain_label(parent: QWidget) -> QLabel:
 
 
 class StatusBar(QStatusBar):
-    """Listens to ``ModelLoading`` and ``StepFinished`` events."""
+    """Listens to ``ModelLoading``, ``ModelStateChanged`` and ``StepFinished`` events."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,8 +46,20 @@ class StatusBar(QStatusBar):
     def handle(self, event: ev.Event) -> None:
         if isinstance(event, ev.ModelLoading):
             self._loading(event)
+        elif isinstance(event, ev.ModelStateChanged):
+            self._model_state(event)
         elif isinstance(event, ev.StepFinished) and event.tokens_per_s > 0:
             self.speed_label.setText(f"{event.tokens_per_s:.1f} tokens/s")
+
+    def _model_state(self, event: ev.ModelStateChanged) -> None:
+        """The model's own process: a crash and its restart are said here; the turn it broke says
+        so in the chat."""
+        if event.state == "crashed":
+            self.showMessage(event.detail)
+        elif event.state == "restarting":
+            self.showMessage(f"The model's process is restarting ({event.detail}).")
+        elif event.state == "failed" and event.detail:
+            self.showMessage(f"Model failed to load: {event.detail}")
 
     def _loading(self, event: ev.ModelLoading) -> None:
         if event.done:

@@ -73,6 +73,7 @@ def status_colour(status: str) -> str | None:
 SERVER_STATE_COLOURS = {
     "ready": OK_COLOUR,
     "starting": RUNNING_COLOUR,
+    "loading": RUNNING_COLOUR,  # the local model's process (app.llm.local.process)
     "restarting": RUNNING_COLOUR,
     "crashed": BAD_COLOUR,
     "failed": BAD_COLOUR,

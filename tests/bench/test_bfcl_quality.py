@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import llama_cpp
-
+from app.llm.local.loader import load_vocab
 from bench import bfcl_quality as bench
 from tests.llm.local_fixtures import gemma_path  # noqa: F401  # fixture
 
@@ -40,7 +39,7 @@ def test_the_raw_side_renders_the_ggufs_own_chat_template():
 
 
 def test_a_gemma_gguf_without_a_template_gets_llama_cpps_gemma_format(gemma_path: Path):  # noqa: F811
-    llama = llama_cpp.Llama(str(gemma_path), vocab_only=True, verbose=False)
+    llama = load_vocab(gemma_path)
     assert "tokenizer.chat_template" not in llama.metadata
     formatter, label, note = bench.raw_formatter(llama)
     prompt = formatter(messages=bench.raw_messages("What is 2 + 3?")).prompt

@@ -83,9 +83,9 @@ def need_qwen() -> Path:
 @functools.cache
 def qwen_template() -> str:
     """The chat template from the file's own metadata (no weights loaded)."""
-    import llama_cpp
+    from app.llm.local.loader import load_vocab
 
-    model = llama_cpp.Llama(str(need_qwen()), vocab_only=True, verbose=False)
+    model = load_vocab(need_qwen())
     try:
         return str(model.metadata["tokenizer.chat_template"])
     finally:

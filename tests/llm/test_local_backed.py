@@ -39,7 +39,7 @@ def test_numbers_written_with_thousands_commas_are_backed_grouped_and_plain():
 def test_the_strict_grammar_compiles_in_llama_cpp_for_every_calculator_tool(smol):
     forms = backed_forms(["What is 12 times 7?"])
     grammar = build_step_grammar(calculator_tools(), forced=False, thinks=False, forms=forms)
-    compiles = smol._runner.decoder.picker.compiles  # type: ignore[union-attr]
+    compiles = smol.runner.decoder.picker.compiles  # type: ignore[union-attr]
     assert compiles(grammar.decide) and compiles(grammar.body) and grammar.keeps_answer
 
 

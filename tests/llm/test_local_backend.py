@@ -13,7 +13,7 @@ import pytest
 
 from app.core.backend import BackendError, ModelRequest, StepDone, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolSpec
-from app.llm.local import LocalBackend, LocalOptions, priority
+from app.llm.local import LocalBackend, LocalOptions, ProcessBackend, priority
 from app.llm.registry import create_backend
 from app.settings import Settings
 from tests.llm.local_fixtures import calculator_tools, collect, gemma, gemma_path, step_done  # noqa: F401
@@ -177,9 +177,9 @@ def test_loading_reports_progress_up_to_ready(small) -> None:  # type: ignore[no
     assert "gemma-3-270m" in backend.model_label
 
 
-def test_the_registry_builds_it_from_every_setting(gemma_path: Path) -> None:  # noqa: F811
+def test_the_registry_builds_the_model_process_from_every_setting(gemma_path: Path) -> None:  # noqa: F811
     backend = create_backend("local", **Settings(model_path=str(gemma_path), n_ctx=1024).to_dict())
-    assert isinstance(backend, LocalBackend)
+    assert isinstance(backend, ProcessBackend)
     assert (backend.options.model_path, backend.options.n_ctx, backend.options.strict) == (
         str(gemma_path),
         1024,

@@ -13,7 +13,6 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import llama_cpp
 import pytest
 
 from app.calculon.provenance import CalculonVerifier
@@ -24,6 +23,8 @@ from app.core.session import ChatSession
 from app.core.text_calls import calls_in_text
 from app.llm.local import LocalBackend, LocalOptions
 from app.llm.local.formats import choose_format
+from app.llm.local.loader import load_vocab
+from app.llm.local.model import LocalModel
 from app.llm.local.model_file import resolve_model
 from app.llm.local.native import detect_syntax
 from app.llm.local.phases import Phases, PhaseSetup
@@ -40,7 +41,7 @@ QUESTION = "A baker packs 51 cookies equally into 3 boxes. How many cookies are 
 
 
 def metadata(path: Path) -> dict[str, str]:
-    model = llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
+    model = load_vocab(path)
     try:
         return dict(model.metadata)
     finally:
@@ -134,7 +135,7 @@ def test_a_hermes_call_is_read_tagged_bare_or_fenced_up_to_its_end() -> None:
 
 def test_auto_gives_the_native_format_outside_calculon_mode_only() -> None:
     def native(**options: object) -> bool:
-        return LocalBackend(LocalOptions(**options))._native()  # type: ignore[arg-type]
+        return LocalModel(LocalOptions(**options), lambda: None)._native()  # type: ignore[arg-type]
 
     assert native(strict=False) and not native(strict=True)
     assert native(strict=True, tool_format="native")
@@ -167,8 +168,8 @@ def qwen() -> Iterator[LocalBackend]:
 
 def accepts(backend: LocalBackend, grammar: str, text: str) -> bool:
     """On Qwen's own vocabulary, where ``<tool_call>`` is one token."""
-    assert backend._runner is not None
-    return grammar_accepts(backend._runner.model, grammar, text)
+    assert backend.runner is not None
+    return grammar_accepts(backend.runner.model, grammar, text)
 
 
 @pytest.mark.slow

@@ -49,8 +49,8 @@ def call_grammar(question: str, *, every: bool = True, earlier: Sequence[str] = 
 
 
 def accepts(backend: LocalBackend, grammar: str, text: str, *, prefix: bool = False) -> bool:
-    assert backend._runner is not None
-    return grammar_accepts(backend._runner.model, grammar, text, special=False, prefix=prefix)
+    assert backend.runner is not None
+    return grammar_accepts(backend.runner.model, grammar, text, special=False, prefix=prefix)
 
 
 def call(name: str, **arguments: object) -> str:
@@ -288,7 +288,7 @@ def test_an_answer_that_loops_before_its_result_is_steered_to_spell_it(smol):
     question, result = "How many feet is 2 metres?", "2500/381 ≈ 6.561679790026246719160104987 ft"
     stated = backed_forms([result], parts=False).text
     grammar = answer_only(backed_forms([question, result]), stated)
-    runner = smol._runner
+    runner = smol.runner
     assert runner is not None
     picker = runner.decoder.picker
     sampler = picker.grammar(grammar.decide)

@@ -21,6 +21,7 @@ from app.core.backend import Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.backed import BackedForms
 from app.llm.local.formats import ChatFormat, choose_format
+from app.llm.local.loader import LoadRequest, load_llama
 from app.llm.local.operands import Operands
 from app.llm.local.schema_grammar import StepGrammar
 from app.llm.local.step import REPEAT_NOTICE, StepPolicy, StepRunner
@@ -55,7 +56,7 @@ class ListScriptedRunner(StepRunner):
 
 @pytest.fixture(scope="module")
 def model() -> Iterator[llama_cpp.Llama]:
-    loaded = llama_cpp.Llama(str(need_qwen()), n_ctx=4096, verbose=False)
+    loaded = load_llama(LoadRequest(need_qwen(), n_ctx=4096))
     yield loaded
     loaded.close()
 

@@ -20,6 +20,7 @@ from app.core.text_calls import calls_in_text
 from app.llm.local.backed import backed_forms
 from app.llm.local.calls import parse_calls
 from app.llm.local.formats import ChatFormat, choose_format
+from app.llm.local.loader import load_vocab
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.schema_grammar import answer_only, build_step_grammar
 from app.llm.local.step import format_notice, stops_for
@@ -158,7 +159,7 @@ def test_granites_calls_are_written_into_its_assistant_turn_as_a_list() -> None:
 def vocab() -> Iterator[llama_cpp.Llama]:
     """A real vocabulary to compile grammars against (the Qwen file's, no weights loaded); the
     grammar matches text, so any vocabulary spells out any call."""
-    model = llama_cpp.Llama(str(need_qwen()), vocab_only=True, verbose=False)
+    model = load_vocab(need_qwen())
     yield model
     model.close()
 

@@ -157,7 +157,12 @@ def _unpack(handle: BinaryIO, fmt: str) -> int:
     return value  # type: ignore[no-any-return]
 
 
+MAX_FIELD = 16 * 1024**2  # no key or string in a real header comes near; a damaged one claims exabytes
+
+
 def _exact(handle: BinaryIO, size: int) -> bytes:
+    if size > MAX_FIELD:
+        raise GgufError(f"the GGUF header claims a field of {size} bytes: the file is damaged")
     data = handle.read(size)
     if len(data) != size:
         raise GgufError("the GGUF header is cut short")

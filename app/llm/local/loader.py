@@ -4,8 +4,12 @@
 * ``use_extra_bufts``: the CPU "extra buffer types" (weight repacking, AMX). On
   CPUs that advertise AMX but run where the tile registers fault (seen in
   virtual machines: a general-protection fault in ``ggml_backend_amx_mul_mat``),
-  every decode crashes the process. They are turned off where the CPU reports
-  AMX, unless the caller asks otherwise.
+  every decode crashes the process (llama.cpp #20824). They are turned off where
+  the CPU reports AMX, unless the caller asks otherwise; ``CALCULON_AMX_GUARD=on``
+  or ``off`` forces the guard either way (to test both paths on any CPU).
+
+Every load in the project goes through here, tests and benchmarks included
+(``tests/llm/test_loader_guard.py`` fails on any other construction of ``Llama``).
 
 ``Llama`` builds its parameters from ``llama_model_default_params()``, so that
 function is wrapped for the duration of one construction, under a lock.
@@ -15,10 +19,12 @@ load leaves the process's standard streams alone (``_Unsuppressed``).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import dataclasses
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -40,11 +46,16 @@ _PARAMS_LOCK = threading.Lock()
 _LOG_LEVELS = {3: logging.WARNING, 4: logging.ERROR}  # ggml: 1 debug, 2 info, 3 warn, 4 error, 5 cont
 
 
+_ERRORS: collections.deque[str] = collections.deque(maxlen=8)  # llama.cpp's latest error lines
+
+
 @llama_c.llama_log_callback
 def _route_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
     message = text.decode("utf-8", errors="replace").rstrip()
     if message:
         native_logger.log(_LOG_LEVELS.get(level, logging.DEBUG), "%s", message)
+        if level == 4:
+            _ERRORS.append(message)
 
 
 llama_c.llama_log_set(_route_log, ctypes.c_void_p(0))
@@ -81,15 +92,16 @@ class LoadRequest:
     extra_buffers: bool | None = None  # None: off where the CPU reports AMX
 
 
-def load_llama(request: LoadRequest, progress: Callable[[float], bool]) -> llama_cpp.Llama:
+def load_llama(request: LoadRequest, progress: Callable[[float], bool] = lambda _: True) -> llama_cpp.Llama:
     """Load the model; ``progress`` gets 0..1 and returns False to abort the load."""
     callback = llama_c.llama_progress_callback(lambda value, _data: _safe_progress(progress, value))
-    extra = request.extra_buffers if request.extra_buffers is not None else not cpu_reports_amx()
+    extra = request.extra_buffers if request.extra_buffers is not None else extra_buffers_by_default()
 
     def adjust(params: Any) -> None:
         params.progress_callback = callback
         params.use_extra_bufts = extra
 
+    _ERRORS.clear()
     with _model_params(adjust):
         try:
             return llama_cpp.Llama(
@@ -101,8 +113,40 @@ def load_llama(request: LoadRequest, progress: Callable[[float], bool]) -> llama
             )
         except ValueError as exc:
             raise BackendError(
-                f"llama.cpp could not load {request.path.name}: {exc}", category="model"
+                f"llama.cpp could not load {request.path.name}: the file is damaged, or a kind of model this"
+                f" llama.cpp does not know{_why()}.",
+                category="model",
             ) from exc
+
+
+def _why() -> str:
+    """llama.cpp's first reason for a failed load ("unknown model architecture"), not its generic one."""
+    reasons = [line.split(": ", 1)[-1] for line in _ERRORS if "failed to load model" not in line]
+    return f" (llama.cpp says: {reasons[0]})" if reasons else ""
+
+
+def load_vocab(path: Path | str) -> llama_cpp.Llama:
+    """The tokenizer and metadata alone (no weights, no compute), for templates and token counts."""
+    try:
+        return llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
+    except ValueError as exc:
+        raise BackendError(f"llama.cpp could not read {Path(path).name}: {exc}", category="model") from exc
+
+
+@contextlib.contextmanager
+def guarded_defaults() -> Iterator[None]:
+    """Any ``Llama`` built inside (llama-cpp-python's own server, say) gets the same AMX guard."""
+    extra = extra_buffers_by_default()
+    with _model_params(lambda params: setattr(params, "use_extra_bufts", extra)):
+        yield
+
+
+def extra_buffers_by_default() -> bool:
+    """Whether llama.cpp may use the CPU's extra buffer types: not where the CPU reports AMX."""
+    forced = os.environ.get("CALCULON_AMX_GUARD", "").strip().lower()
+    if forced in ("on", "off"):
+        return forced == "off"
+    return not cpu_reports_amx()
 
 
 def _safe_progress(progress: Callable[[float], bool], value: float) -> bool:

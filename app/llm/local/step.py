@@ -20,7 +20,6 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
 
 import llama_cpp
 
@@ -45,6 +44,7 @@ from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
 from app.llm.local.hinted import hinted_call
 from app.llm.local.operands import Operands, operands
+from app.llm.local.options import CallPolicy
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
@@ -52,7 +52,6 @@ from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, co
 logger = logging.getLogger(__name__)
 _DIGIT = re.compile(r"\d")
 Emit = Callable[[Chunk], None]
-CallPolicy = Literal["numbers", "always", "auto"]
 REPEAT_NOTICE = "The model repeated a tool call whose result it already had; it was asked to answer instead."
 
 
@@ -217,6 +216,9 @@ class StepRunner:
         if not examples:
             return 0
         tokens = self._tokens(self.format.render(build_turns(system, [], (), examples)))
+        if len(tokens) >= self.decoder.n_ctx - min(self.policy.max_tokens, self.decoder.n_ctx // 2):
+            logger.warning("a %d-token prompt opening leaves no room to answer: not read", len(tokens))
+            return 0  # the question then says the context is too small, in words
         if self.saved is None:
             return self.decoder.prime(tokens, stop)
         cache, model_path = self.saved
