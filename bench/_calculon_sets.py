@@ -9,7 +9,7 @@ from bench._calculon_heldout import heldout_questions
 from bench._calculon_public import corpus_questions
 from bench._calculon_questions import CATEGORIES, Question, all_questions
 
-PUBLIC = ("mawps", "svamp", "asdiv")  # svamp and asdiv: held out, for checking only
+PUBLIC = ("mawps", "svamp", "asdiv", "gsm8k")  # svamp, asdiv and gsm8k (test): held out, checked only
 SETS = ("main", "heldout", "fresh", "blind", "conversation", *PUBLIC)
 
 

@@ -3,7 +3,8 @@
 The corpora are not kept in this repository (see ``docs/mawps.md``); this script makes them
 again from public copies read outside it, so a figure in docs/benchmarks.md can be checked::
 
-    python -m bench.make_corpora --mawps mawps_source.json --svamp SVAMP.json --asdiv ASDiv.xml
+    python -m bench.make_corpora --mawps mawps_source.json --svamp SVAMP.json --asdiv ASDiv.xml \
+        --gsm8k test.jsonl --gsm8k-train train.jsonl
 
 - ``--mawps``: ``dataset/mawps-single/mawps_source.json`` of GitHub ``LYH-YF/MWPToolkit``. The
   problems that are also in SVAMP or ASDiv are dropped by the id list in docs/mawps.md (which
@@ -11,6 +12,9 @@ again from public copies read outside it, so a figure in docs/benchmarks.md can 
 - ``--svamp``: ``dataset/SVAMP/SVAMP.json`` of the same repository; ``--asdiv``:
   ``dataset/ASDiv.xml`` of GitHub ``chaochun/nlu-asdiv-dataset``. These two are held out: the
   bench checks on them, and nothing in the project is tuned on them.
+- ``--gsm8k`` and ``--gsm8k-train``: ``grade_school_math/data/test.jsonl`` and ``train.jsonl`` of
+  GitHub ``openai/grade-school-math`` (MIT). The test split is checked on, like SVAMP and ASDiv;
+  the train split may be used for development and fitting.
 
 Each file is written to ``bench/data/<name>.jsonl`` (ignored by git), one
 ``{"id", "question", "answer", "equation"}`` a line.
@@ -94,6 +98,26 @@ def asdiv(source: Path) -> list[dict[str, object]]:
     return rows
 
 
+def gsm8k(source: Path) -> list[dict[str, object]]:
+    """Each problem with the number after its ``####`` as the answer; the worked solution is kept
+    as the equation (its ``<<a*b=c>>`` steps are what the solution computed)."""
+    rows = []
+    for index, line in enumerate(source.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        solution, answer = item["answer"].rsplit("####", 1)
+        rows.append(
+            {
+                "id": f"gsm8k-{index}",
+                "question": " ".join(item["question"].split()),
+                "answer": _number(answer.strip().replace(",", "")),
+                "equation": "; ".join(re.findall(r"<<([^=>]+)=", solution)),
+            }
+        )
+    return rows
+
+
 def write(name: str, rows: list[dict[str, object]]) -> str:
     out = ROOT / "bench" / "data" / f"{name}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -109,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mawps", type=Path)
     parser.add_argument("--svamp", type=Path)
     parser.add_argument("--asdiv", type=Path)
+    parser.add_argument("--gsm8k", type=Path)
+    parser.add_argument("--gsm8k-train", type=Path)
     args = parser.parse_args(argv)
     status = 0
     if args.mawps and write("mawps", mawps(args.mawps)) != MAWPS_SHA256:
@@ -118,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
         write("svamp", svamp(args.svamp))
     if args.asdiv:
         write("asdiv", asdiv(args.asdiv))
+    if args.gsm8k:
+        write("gsm8k", gsm8k(args.gsm8k))
+    if args.gsm8k_train:
+        write("gsm8k_train", gsm8k(args.gsm8k_train))
     return status
 
 

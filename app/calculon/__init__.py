@@ -18,8 +18,10 @@ from fractions import Fraction
 
 from app.calculon.hint import formula_hint
 from app.calculon.provenance import CalculonVerifier
+from app.calculon.ranker import ranked
 from app.calculon.verdict import judge
-from app.core.backend import FormulaHint
+from app.calculon.worked import inline_result, worked_answer
+from app.core.backend import FormulaHint, WorkedAnswer
 from app.core.tools import CheckResult, TurnFacts, Verdict
 
 
@@ -28,6 +30,18 @@ class CalculonMode(CalculonVerifier):
 
     def judge(self, answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
         return judge(answer, check, facts)
+
+    def worked(self, asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | None:
+        """The worked-answer format for a question that asks for a calculation (app.calculon.worked)."""
+        return worked_answer(asked, inserted)
+
+    def inline_result(self, result: str, is_error: bool = False) -> str:
+        """How a calculator result stands in a worked answer's prose ("= 126", "≈ 9.6667")."""
+        return inline_result(result, is_error)
+
+    def readings(self, asked: str) -> tuple[str, ...]:
+        """The question's likeliest formulas, as the calculator takes them (for a re-ask)."""
+        return tuple(r.candidate.expression for r in ranked(asked, top=3))
 
     def hint(self, asked: str, earlier: Fraction | None) -> FormulaHint | None:
         """The formula the user's words ask for, handed to the backend (see :mod:`app.calculon.hint`)."""

@@ -42,7 +42,10 @@ def call_formula(tool: str, arguments: Mapping[str, Any], *, shown: bool = True)
     expression = arguments.get("expression")
     if name == "evaluate" and isinstance(expression, str):
         written = " ".join(expression.split())
-        return written.translate(_SHOWN) if shown else written
+        if not shown:
+            return written
+        whole = written.replace("//", " div ").replace("%", " mod ") if "//" in written else written
+        return " ".join(whole.translate(_SHOWN).split())
     if name in TWO_NUMBER_TOOLS and {"a", "b"} <= arguments.keys():
         sign = TWO_NUMBER_TOOLS[name]
         return f"{arguments['a']} {sign if shown else _ASCII_SIGNS[sign]} {arguments['b']}"

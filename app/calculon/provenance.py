@@ -45,9 +45,10 @@ import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
+from app.calculon.implied import implied_text
 from app.calculon.output import ROUNDING_NOTE  # the note on a rounded result is not a result
 from app.core.numbers import Mention, Reading, find_numbers
-from app.core.tools import CheckResult, Source
+from app.core.tools import USER_SOURCE, CheckResult, Source
 
 _LIST_MARKER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?([0-9]{1,4})[.)](?:\*\*)?[ \t]+\S", re.MULTILINE)
 _STEP_WORD = re.compile(r"\bstep[ \t]+\Z", re.IGNORECASE)
@@ -147,7 +148,7 @@ class CalculonVerifier:
     """The :class:`~app.core.tools.AnswerVerifier` of Calculon mode."""
 
     def check(self, answer: str, sources: Sequence[str | Source]) -> CheckResult:
-        pool = SourcePool(sources)
+        pool = SourcePool([*sources, *_implied(sources)])
         unbacked: dict[str, None] = {}
         backing: dict[str, str] = {}
         untrusted: dict[str, str] = {}
@@ -163,3 +164,12 @@ class CalculonVerifier:
             if servers:
                 untrusted.setdefault(mention.text, servers[0])
         return CheckResult(not unbacked, tuple(unbacked), tuple(backing.items()), tuple(untrusted.items()))
+
+
+def _implied(sources: Sequence[str | Source]) -> list[Source]:
+    """The numbers the user's words name without writing them ("twice": 2, "a week": 7 days)."""
+    words = [
+        s if isinstance(s, str) else s.text for s in sources if isinstance(s, str) or s.label == USER_SOURCE
+    ]
+    text = implied_text(" ".join(words))
+    return [Source(text, USER_SOURCE)] if text else []

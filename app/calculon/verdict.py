@@ -1,14 +1,17 @@
-"""The verdict on an answer: verified, computed or unverified, and what was checked.
+"""The verdict on an answer, and what was checked. Every badge names a check that could have failed.
 
-- **verified**: every number is backed, and the formula is established: the user's words
-  spell the arithmetic out (:mod:`app.calculon.transcript`), it was worked out here apart
-  from the model, a tool's result agrees, and the answer states that result. Questions with
-  no number at all, answered from tools that were given none ("what time is it in Tokyo"),
-  are lookups: there is no formula to get wrong.
-- **computed**: every number is backed, but the formula is the model's reading of a story.
-  The answer comes with that formula, each of the user's numbers labelled with their own
-  words for it, so the person can check the reading. Never shown as verified.
+- **verified**: every number is backed, and either the formula is established (the user's
+  words spell the arithmetic out, it was worked out here apart from the model, a tool's result
+  agrees, and the answer states that result), or the answer's numbers are what a lookup tool
+  returned ("14:05" from the clock, "42" lines a server counted), with no arithmetic asked.
+- **computed**: a tool computed the number the answer states, but the formula is the model's
+  reading of a story. The answer comes with that formula, each of the user's numbers labelled
+  with their own words for it, so the person can check the reading. Never shown as verified.
+- **not_calculated**: a calculation was asked, and no tool computed what the answer states: it
+  only repeats the user's numbers, or states no result at all.
 - **unverified**: a number in the answer came from neither a tool nor the user.
+- **unchecked**: nothing could be checked: no number to check, and no tool result behind the
+  answer (an answer that only talks, a call written out instead of made).
 """
 
 from __future__ import annotations
@@ -20,13 +23,20 @@ from app.calculon.evaluate import plain
 from app.calculon.formula import labelled_formula, result_values
 from app.calculon.output import is_exact
 from app.calculon.provenance import SourcePool, answer_mentions
+from app.calculon.ranker import ranked
 from app.calculon.transcript import Transcript, names_an_operation, transcribe
 from app.core.numbers import Mention, find_numbers
 from app.core.toolrun import CallRecord
-from app.core.tools import CheckResult, Source, TurnFacts, Verdict
+from app.core.tools import USER_SOURCE, CheckResult, Source, TurnFacts, Verdict
 
 # A call written out as the answer (bare JSON, or a chat template's call markers): never an answer.
 CALL_AS_TEXT = re.compile(r'^\s*(?:<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>|\{\s*"name"\s*:)')
+# The tools that compute rather than look up: a number they give is a calculation's result.
+ARITHMETIC_TOOLS = frozenset(
+    {"add", "subtract", "multiply", "divide", "power", "sqrt", "mod", "evaluate", "convert"}
+    | {"celsius_to_fahrenheit", "fahrenheit_to_celsius", "celsius_to_kelvin", "kelvin_to_celsius"}
+)
+NOT_CALCULATED = "Not calculated: the answer's numbers only repeat your question; no tool computed them."
 
 
 def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
@@ -34,26 +44,62 @@ def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
         return Verdict(
             "unverified", basis=f"No tool gave these and you did not: {', '.join(check.unbacked)}."
         )
-    formula = labelled_formula(facts.asked, facts.calls)
     if CALL_AS_TEXT.search(answer):
-        return Verdict(
-            "computed", formula=formula, basis="The answer is a tool call written out, not an answer."
-        )
+        return Verdict("unchecked", basis="The answer is a tool call written out, not an answer.")
+    formula = labelled_formula(facts.asked, facts.calls)
     transcript = transcribe(facts.asked, facts.earlier)
     if transcript is not None:
         verdict = _established(transcript, answer, facts)
         if verdict is not None:
             return verdict
-    if _is_lookup(facts):
-        return Verdict("verified", basis="No arithmetic was asked: the numbers are the tools' own answers.")
+    from_tools = {source for _, source in check.backing if source != USER_SOURCE}
+    if not _mentions(answer):
+        if transcript is not None or asks_to_calculate(facts.asked):
+            return Verdict("not_calculated", formula=formula, basis=_why_computed(transcript, answer, facts))
+        return Verdict("unchecked", basis=_nothing_checked(facts))
+    if not from_tools:
+        if transcript is None and not asks_to_calculate(facts.asked):
+            return Verdict(
+                "unchecked", basis="The answer's numbers are your own; no tool was asked anything."
+            )
+        return Verdict("not_calculated", basis=NOT_CALCULATED)
+    lookups = _lookups(from_tools, facts)
+    if lookups and not asks_to_calculate(facts.asked):
+        names = ", ".join(dict.fromkeys(call.tool for call in lookups))
+        return Verdict("verified", basis=f"No arithmetic was asked: the numbers are what {names} returned.")
     return Verdict("computed", formula=formula, basis=_why_computed(transcript, answer, facts))
+
+
+def asks_to_calculate(asked: str) -> bool:
+    """A question with numbers in it (digits or words) or an operation named: it wants a result."""
+    return bool(find_numbers(asked)) or names_an_operation(asked)
+
+
+def _lookups(sources: set[str], facts: TurnFacts) -> list[CallRecord]:
+    """This turn's successful lookups that back the answer's numbers, where every tool source
+    is one (a number from a calculation, or from an earlier turn, makes none a lookup)."""
+    calls = {c.label: c for c in facts.calls if not c.is_error}
+    found = [calls[s] for s in sources if s in calls]
+    return found if len(found) == len(sources) and not any(_arithmetic(c) for c in found) else []
+
+
+def _arithmetic(call: CallRecord) -> bool:
+    return call.tool.rsplit(".", 1)[-1] in ARITHMETIC_TOOLS
+
+
+def _nothing_checked(facts: TurnFacts) -> str:
+    if not facts.calls:
+        return "Nothing was checked: no tool was called, and the answer has no number."
+    if all(c.is_error for c in facts.calls):
+        return "Nothing was checked: every tool call failed, and the answer has no number."
+    return "Nothing was checked: the answer has no number; what the tools returned is in the trace."
 
 
 def _why_computed(transcript: Transcript | None, answer: str, facts: TurnFacts) -> str:
     if not _mentions(answer):
         return "You asked for a calculation, and the answer states no result: check it."
     if transcript is None:
-        return "The formula is the model's reading of your words: check it."
+        return "The formula is the model's reading of your words: check it." + _other_reading(facts)
     if transcript.value is None:
         return f"Your words spell out {transcript.shown}, which has no value, yet the answer gives one."
     spelled = f"Your words spell out {transcript.shown}, which is {plain(transcript.value)}"
@@ -66,6 +112,19 @@ def _why_computed(transcript: Transcript | None, answer: str, facts: TurnFacts) 
     if wrong is not None:
         return f"{spelled}; the answer's own working, {wrong.shown}, is {plain(wrong.value)}: check it."
     return f"{spelled}; the answer does not state that result."
+
+
+def _other_reading(facts: TurnFacts) -> str:
+    """The ranker's likeliest formula, where its value is not the last result: evidence to weigh."""
+    ok = [c for c in facts.calls if not c.is_error]
+    best = ranked(facts.asked, top=1)
+    if not ok or not best:
+        return ""
+    reading = best[0].candidate
+    if reading.value in result_values(ok[-1].result):
+        return ""
+    share = f"{best[0].probability:.0%} likely"
+    return f" Calculon's own reading differs: {reading.shown} = {plain(reading.value)} ({share})."
 
 
 def _established(transcript: Transcript, answer: str, facts: TurnFacts) -> Verdict | None:
@@ -159,21 +218,6 @@ def _states(answer: str, transcript: Transcript) -> bool:
     assert transcript.value is not None
     pool = SourcePool([Source(_decimal(transcript.value)), Source(plain(transcript.value))])
     return any(pool.backs(m) for m in _mentions(answer))
-
-
-def _is_lookup(facts: TurnFacts) -> bool:
-    """No number and no operation asked ("what time is it in Tokyo?"), none given to a tool."""
-    if find_numbers(facts.asked) or names_an_operation(facts.asked):
-        return False
-    return not any(_numeric(value) for call in facts.calls for value in call.arguments.values())
-
-
-def _numeric(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int | float):
-        return True
-    return isinstance(value, str) and bool(find_numbers(value))
 
 
 def _decimal(value: Fraction, digits: int = 40) -> str:

@@ -197,6 +197,10 @@ def _verdict(e: Any) -> str:
         return f" (NOT verified: numbers from {servers}, an untrusted server)"
     if e.verdict == "computed":
         return " (computed, NOT verified: check the formula)"
+    if e.verdict == "not_calculated":
+        return " (NOT calculated: no tool computed this number)"
+    if e.verdict == "unchecked":
+        return " (nothing was checked)"
     return " (verified)" if e.verified else " (NOT verified)"
 
 

@@ -26,6 +26,7 @@ class ModelRequest:
     tools: tuple[ToolSpec, ...]
     backed: tuple[str, ...] | None = None
     formula: FormulaHint | None = None  # Calculon mode, on the step that answers the user's words
+    worked: WorkedAnswer | None = None  # Calculon mode, on a story's steps: the worked-answer format
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +45,24 @@ class FormulaHint:
     source: str  # "transcription" or "ranked"
     probability: float = 1.0
     alternatives: tuple[tuple[str, float], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkedAnswer:
+    """Calculon mode's format for a story a capable model reads itself, built by app.calculon.
+
+    The model writes its working as prose, each calculation an expression followed by "="; the
+    backend turns that into an inline call of the calculator's ``evaluate`` and the calculator's
+    result, as ``inserted`` writes it, stands after the "=" when the model goes on. A backend whose
+    model reads stories badly (the built-in class) makes the ranker's call (``formula``) instead.
+    ``numbers``: what the working may write besides its sources' numbers (2 for "twice", 7 for "a
+    week"); ``examples``: (question, worked answer) pairs shown first; ``inserted``: the text of
+    each inline result of this answer so far, in order."""
+
+    instruction: str
+    examples: tuple[tuple[str, str], ...] = ()
+    numbers: tuple[str, ...] = ()
+    inserted: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)

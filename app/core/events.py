@@ -65,6 +65,7 @@ class StepStarted(Event):
     step: int
     offered: tuple[tuple[str, float], ...] = ()
     selected: bool = False  # True when retrieval chose a subset rather than every tool
+    continues: bool = False  # the step goes on writing the answer the last one began (worked answers)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -107,6 +108,7 @@ class ToolCallEvent(Event):
 class ToolCallStarted(ToolCallEvent):
     kind: ClassVar[str] = "tool_call_started"
     arguments: Mapping[str, Any]
+    inline: bool = False  # written inside the answer's prose; its result goes on in the answer
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -183,7 +185,8 @@ class AnswerReady(Event):
     kind: ClassVar[str] = "answer_ready"
     text: str
     verified: bool | None = None  # True only for the verdict "verified"
-    # "verified", "computed" or "unverified" (app.core.tools.Verdict); None when Calculon mode is off
+    # verified, computed, not_calculated, unverified or unchecked (app.core.tools.Verdict); None when
+    # Calculon mode is off
     verdict: str | None = None
     formula: str = ""  # what ran, the user's numbers labelled: "10 = 15 (goldfish) − 5 (were eaten)"
     basis: str = ""  # one sentence: what the verdict rests on

@@ -28,6 +28,9 @@ class ToolCall:
     # Set when the model produced arguments that are not a JSON object; the
     # turn loop reports it back to the model instead of calling the tool.
     raw_arguments_error: str = ""
+    # A calculation written inside the answer's own prose ("16 - 3 - 4 ="): its result is part
+    # of the answer, which the next step goes on writing (Calculon mode's worked answers).
+    inline: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,7 +14,7 @@ from app.core.toolrun import CallRecord
 class TurnOutcome:
     answer: str = ""
     verified: bool | None = None
-    verdict: str | None = None  # verified, computed, unverified; None when Calculon mode is off
+    verdict: str | None = None  # verified, computed, not_calculated, unverified, unchecked; None: mode off
     formula: str = ""
     basis: str = ""
     unbacked: tuple[str, ...] = ()

@@ -8,6 +8,7 @@ Both backends get the same text.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 from app.paths import resources_dir
 
@@ -27,3 +28,12 @@ REASK_TEMPLATE = (
     "Compute each of them with the calculator tools, then answer again using only numbers "
     "from tool results or from the question."
 )
+
+
+def calculate_reask(readings: Sequence[str]) -> str:
+    """What the model is told when its answer states a number no tool computed (a story's answer
+    that repeats one of its numbers): calculate, and here are the ways Calculon reads the question."""
+    told = "Your answer states no calculated result. Send the calculation to the calculator, then answer."
+    if not readings:
+        return told
+    return f"{told} Possible calculations: {'; '.join(readings)}."

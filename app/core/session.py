@@ -32,11 +32,12 @@ from app.core.backend import (
     TextChunk,
     ThoughtChunk,
     ToolCallChunk,
+    WorkedAnswer,
 )
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
-from app.core.prompts import REASK_TEMPLATE
+from app.core.prompts import REASK_TEMPLATE, calculate_reask
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
 from app.core.toolrun import CallRecord, ToolRunner, call_label
 from app.core.tools import (
@@ -163,6 +164,9 @@ class _Turn:
         self.specs: tuple[ToolSpec, ...] = ()  # the tools offered at the latest step
         self.echoes = 0
         self.written = 0  # calls written as text that were refused
+        self.calculate_asked = False  # an answer with no calculation was asked again
+        self.worked: list[str] = []  # a worked answer's text so far, while its inline calls run
+        self.inserted: list[str] = []  # how each inline result stands in that answer ("= 9")
         self.outcome = TurnOutcome()
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
         self.formula: FormulaHint | None = None
@@ -218,13 +222,21 @@ class _Turn:
                 Message("assistant", step.text, tuple(step.calls), provider_data=step.done.provider_data)
             )
             calls = step.calls or self._written_calls(step.text, step_no)
+            if calls and all(call.inline for call in calls):
+                self.worked.append(step.text)  # the answer goes on after these results
+            elif calls is not None:
+                self.worked.clear()
+                self.inserted.clear()
             if calls is not None:  # none ([]): a call written as text was refused; the model asks again
                 for call in calls:
                     await self._call(call)
                 continue
-            if self._is_echo(step.text, step_no):
+            answer = "".join([*self.worked, step.text])
+            self.worked.clear()
+            self.inserted.clear()
+            if self._is_echo(answer, step_no):
                 continue
-            if self._needs_reask(step.text, reasks):
+            if self._needs_reask(answer, reasks):
                 reasks += 1
                 continue
             return
@@ -241,13 +253,19 @@ class _Turn:
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
             offered, selected = await asyncio.to_thread(self.s.offer, context)
         self.emit(
-            ev.StepStarted, step=step_no, offered=tuple((t.name, s) for t, s in offered), selected=selected
+            ev.StepStarted,
+            step=step_no,
+            offered=tuple((t.name, s) for t, s in offered),
+            selected=selected,
+            continues=bool(self.worked),
         )
         specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t, _ in offered)
         self.specs = specs
         backed = tuple(s.text for s in self._all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
-        request = ModelRequest(self.s.system_prompt, history, specs, backed, self.formula)
+        request = ModelRequest(
+            self.s.system_prompt, history, specs, backed, self.formula, self._worked_format()
+        )
         started = time.perf_counter()
         step = await self._stream_with_retry(request)
         for notice in step.done.notices:
@@ -262,6 +280,12 @@ class _Turn:
             provider_data=done.provider_json,
         )
         return step
+
+    def _worked_format(self) -> WorkedAnswer | None:
+        """Calculon mode's worked-answer format for this question, with this answer's inline
+        results so far (app.calculon reads both), for a backend whose model reads stories itself."""
+        worked = getattr(self.s.verifier, "worked", None)
+        return worked(self.user_text, tuple(self.inserted)) if worked is not None else None
 
     async def _stream_with_retry(self, request: ModelRequest) -> _Step:
         try:
@@ -291,7 +315,7 @@ class _Turn:
     async def _call(self, call: ToolCall) -> None:
         server, tool = self.s.runner.identify(call)
         named = {"call_id": f"{self.id}-{call.id}", "server": server, "tool": tool}
-        self.emit(ev.ToolCallStarted, **named, arguments=call.arguments)
+        self.emit(ev.ToolCallStarted, **named, arguments=call.arguments, inline=call.inline)
         started = time.perf_counter()
         try:
             result, ms = await self.s.running.run(
@@ -303,6 +327,9 @@ class _Turn:
             self._finished(call, named, running.CANCELLED, (time.perf_counter() - started) * 1000)
             raise
         self._finished(call, named, result, ms)
+        if call.inline:  # how the result stands in the answer's prose, as app.calculon writes it
+            inline = getattr(self.s.verifier, "inline_result", None)
+            self.inserted.append(inline(result.text, result.is_error) if inline else f"= {result.text}")
         self.messages.append(
             Message("tool", tool_call_id=call.id, tool_name=call.name, **running.as_message(result))
         )
@@ -372,6 +399,8 @@ class _Turn:
                 self.messages.append(Message("user", REASK_TEMPLATE.format(numbers=numbers)))
                 return True
         verdict = self._verdict(answer, check) if verified is not None else None
+        if verdict is not None and verdict.kind == "not_calculated" and self._ask_to_calculate():
+            return True
         outcome = self.outcome
         outcome.answer, outcome.unbacked = answer, check.unbacked
         outcome.verdict = verdict.kind if verdict else None
@@ -393,6 +422,20 @@ class _Turn:
             untrusted=outcome.untrusted,
         )
         return False
+
+    def _ask_to_calculate(self) -> bool:
+        """Once a turn: an answer with no calculation behind its number is asked again, with the
+        readings Calculon sees in the question; the second answer is shown as it is."""
+        if self.calculate_asked:
+            return False
+        self.calculate_asked = True
+        readings = getattr(self.s.verifier, "readings", None)
+        shown = readings(self.user_text) if readings is not None else ()
+        self.emit(
+            ev.Notice, message="No tool computed the answer's number; the model was asked to calculate it."
+        )
+        self.messages.append(Message("user", calculate_reask(shown)))
+        return True
 
     def _verdict(self, answer: str, check: CheckResult) -> Verdict:
         facts = TurnFacts(self.user_text, tuple(self.outcome.tool_calls), self.s._earlier)

@@ -95,8 +95,10 @@ class AnswerVerifier(Protocol):
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """What an answer is shown as. ``kind``: "verified" (every number backed and the formula
-    established), "computed" (every number backed; the formula is the model's reading, to be
-    checked by the person), "unverified" (a number is not backed). ``formula``: what ran,
+    established, or a lookup's own numbers), "computed" (a tool computed the answer's number; the
+    formula is the model's reading, to be checked by the person), "not_calculated" (a calculation
+    was asked and no tool computed what the answer states), "unverified" (a number is not backed),
+    "unchecked" (nothing to check: no number, no tool result behind it). ``formula``: what ran,
     the user's numbers labelled; ``basis``: one sentence on what was checked; ``value``: the
     result the next question may call "that"."""
 

@@ -222,7 +222,13 @@ class TraceStore:
 
     def _on_answer_ready(self, event: ev.AnswerReady) -> None:
         kind = event.verdict or {True: "verified", False: "unverified", None: ""}[event.verified]
-        badge = {"verified": " ✓ verified", "computed": " ≈ computed", "unverified": " ✗ unverified"}
+        badge = {
+            "verified": " ✓ verified",
+            "computed": " ≈ computed",
+            "unverified": " ✗ unverified",
+            "not_calculated": " — not calculated",
+            "unchecked": " · nothing checked",
+        }
         said = event.formula if kind == "computed" else event.basis  # what was checked, or what to check
         label = f"Answer{badge.get(kind, '')}" + (f" · {said}" if said else "")
         node = TraceNode("answer", label, started=event.ts, status="ok")

@@ -78,6 +78,10 @@ def _verdict(body: Body) -> str:
         return "Calculon mode was off: numbers not checked."
     if body.get("verdict") == "computed":
         return f"≈ computed, not verified: check the formula: {body.get('formula') or 'see the tool calls'}"
+    if body.get("verdict") == "not_calculated":
+        return f"— not calculated: {body.get('basis') or 'no tool computed the number the answer states'}"
+    if body.get("verdict") == "unchecked":
+        return f"· nothing was checked: {body.get('basis') or 'no tool result stands behind the answer'}"
     if not body["verified"]:
         return f"✗ unverified: {', '.join(body['unbacked'])}"
     sources = "; ".join(f"{number} ← {source}" for number, source in body["backing"])

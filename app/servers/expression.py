@@ -4,13 +4,14 @@ Grammar (``^`` and ``**`` bind tightest and group right to left; a leading
 minus binds looser than a power, so ``-2^2`` is ``-4``)::
 
     expression := term (("+" | "-") term)*
-    term       := unary (("*" | "/" | "%") unary)*
+    term       := unary (("*" | "/" | "//" | "%") unary)*
     unary      := ("+" | "-")* power
     power      := atom (("^" | "**") unary)?
     atom       := NUMBER "%"? | "(" expression ")"
 
 A ``%`` right after a number and before an operator, a ``)`` or the end is a
-percent (``20% * 150`` is 30); before an operand it is the remainder (``17 % 5``).
+percent (``20% * 150`` is 30); before an operand it is the remainder (``17 % 5``). ``//`` is
+whole division, rounded down (``29 // 3`` is 9 full bags of 3, and ``29 % 3`` the 2 left over).
 A percent added to or taken from an amount is a share of that amount, as on a
 pocket calculator and in everyday speech: ``40 - 50%`` is 20 (a price 50% off),
 ``200 + 10%`` is 220.
@@ -23,6 +24,7 @@ where they are, counting characters from 1.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -35,7 +37,7 @@ MAX_DEPTH = 64  # about 7 Python frames per level: far from the interpreter limi
 
 # Spellings a model or a person may paste in, mapped to the plain operator.
 _ALIASES = str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-"})
-_TOKEN = re.compile(r"\s*(?:(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)|(?P<op>\*\*|[-+*/%^()]))")
+_TOKEN = re.compile(r"\s*(?:(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)|(?P<op>\*\*|//|[-+*/%^()]))")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +79,7 @@ _BINARY: dict[str, Callable[[Fraction, Fraction], Fraction]] = {
     "-": lambda a, b: a - b,
     "*": lambda a, b: checked(a * b),
     "/": divide,
+    "//": lambda a, b: Fraction(math.floor(divide(a, b))),
     "%": modulo,
 }
 
@@ -109,7 +112,7 @@ class _Parser:
         return self._chain(self._term, ("+", "-"))
 
     def _term(self) -> Fraction:
-        return self._chain(self._unary, ("*", "/", "%"))
+        return self._chain(self._unary, ("*", "/", "//", "%"))
 
     def _chain(self, operand: Callable[[], Fraction], operators: tuple[str, ...]) -> Fraction:
         value = operand()

@@ -171,6 +171,9 @@ class ChatFeed:
         elif kind == "unverified":
             bubble.set_badge(f"✗ unverified: {', '.join(event.unbacked)}", theme.BAD_COLOUR)
             bubble.mark_unbacked(event.unbacked)
+        elif kind is not None and (quiet := verdict.quiet_badge(kind, event.basis)) is not None:
+            bubble.set_badge(quiet[0], theme.MUTED_COLOUR)
+            bubble.badge.setToolTip(quiet[1])
 
     def _on_notice(self, event: ev.Notice) -> None:
         if event.text_was_call and self._text is not None:

@@ -22,6 +22,12 @@ COMPUTED_MEANING = (
     "Computed, not verified: every number came from a tool or from you, but which calculation to run "
     "was the model's reading of your words. Check the formula: is it what you asked?"
 )
+NOT_CALCULATED_MEANING = (
+    "Not calculated: you asked for a calculation, and no tool computed the number this answer states."
+)
+UNCHECKED_MEANING = (
+    "Nothing was checked: no tool result stands behind this answer, and it has no number of yours."
+)
 MAX_FORMULA = 160  # characters on the badge; the tooltip has it whole
 
 
@@ -82,3 +88,13 @@ def _sources(backing: Sequence[tuple[str, str]], servers: dict[str, str]) -> lis
         line = f"{number} — from {source}" if source == USER_SOURCE else f"{number} ← {source}"
         lines.append(f"{line} (from {servers[number]}, not trusted)" if number in servers else line)
     return lines
+
+
+def quiet_badge(kind: str, basis: str) -> tuple[str, str] | None:
+    """The badge and tooltip of an answer nothing was computed for: "not calculated" or "nothing
+    was checked"; None for the other verdicts."""
+    if kind == "not_calculated":
+        return "— not calculated: no tool computed this number", f"{NOT_CALCULATED_MEANING}\n{basis}".strip()
+    if kind == "unchecked":
+        return "· nothing was checked", f"{UNCHECKED_MEANING}\n{basis}".strip()
+    return None

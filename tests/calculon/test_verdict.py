@@ -51,7 +51,7 @@ def test_every_number_of_a_computed_formula_is_labelled_with_the_users_words():
 def test_an_answer_that_restates_the_input_of_a_conversion_is_not_verified():
     asked = "Convert 98.6 degrees Fahrenheit to Celsius."
     calls = [call("fahrenheit_to_celsius", {"value": 98.6}, "37 °C")]
-    assert verdict(asked, calls, "98.6 °C").kind == "computed"
+    assert verdict(asked, calls, "98.6 °C").kind == "not_calculated"  # it only repeats the question
     assert verdict(asked, calls, "It is 37 °C.").kind == "verified"
 
 
@@ -124,12 +124,14 @@ def test_an_answer_with_no_result_to_a_follow_up_with_no_digit_is_not_a_lookup()
     # Seen on the conversation set: "And half of it?" answered with no call and no number was verified.
     said = "The user wants to know how many times the user wants to repeat the operation."
     found = verdict("And half of it?", [], said, earlier=Fraction(100))
-    assert found.kind == "computed" and "states no result" in found.basis
-    assert verdict("Double it.", [], "Done.").kind == "computed"
+    assert found.kind == "not_calculated" and "states no result" in found.basis
+    assert verdict("Double it.", [], "Done.").kind == "not_calculated"
 
 
-def test_a_question_with_no_number_and_no_operation_is_a_lookup():
-    assert verdict("Who are you?", [], "I am Calculon.").kind == "verified"
+def test_an_answer_with_no_number_and_no_tool_behind_it_is_not_checked():
+    # "Who are you?" was verified whatever the answer; nothing was checked.
+    found = verdict("Who are you?", [], "I am Calculon.")
+    assert found.kind == "unchecked" and "no tool was called" in found.basis
 
 
 def test_a_verified_answer_states_only_the_result_and_the_formulas_own_numbers():
@@ -160,7 +162,7 @@ def test_a_tool_call_written_out_as_the_answer_is_never_verified():
     calls = [call("convert", {"quantity": "10 miles", "to_unit": "km"}, "16.09344 km")]
     said = '{"name": "convert", "arguments": {"quantity": "16.09344 km", "to_unit": "km"}}'
     found = verdict("How many km is 10 miles?", calls, said)
-    assert found.kind == "computed" and "tool call" in found.basis
+    assert found.kind == "unchecked" and "tool call" in found.basis
     assert verdict("How many km is 10 miles?", calls, "10 miles is 16.09344 km.").kind == "verified"
 
 

@@ -118,7 +118,10 @@ def _builtin(model: catalog.BuiltinModel) -> ModelEntry:
 
 
 def _builtin_file(model: catalog.BuiltinModel) -> Path | None:
-    """The built-in's GGUF where it is already on disk; Gemma is joined on first use."""
+    """The built-in's GGUF where it is already on disk; Gemma and Qwen are joined on first use."""
+    if model.chunks is not None:
+        joined = paths.cache_dir() / "models" / model.chunks.file_name
+        return joined if joined.is_file() else None
     try:
         if model.file_name:
             return catalog.packaged_file(model)

@@ -205,7 +205,7 @@ def _expression_rules(name: str) -> list[str]:
         f'{name} ::= "\\"" {name}-term ({name}-op {name}-term)+ "\\"" space',
         f"{name}-expr ::= {name}-term ({name}-op {name}-term)*",
         f'{name}-term ::= "-"? (calculon-anum "%"? | "(" {name}-expr ")")',
-        f'{name}-op ::= " "? [-+*/^%] " "?',
+        f'{name}-op ::= " "? ("//" | [-+*/^%]) " "?',
     ]
 
 

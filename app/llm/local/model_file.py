@@ -10,7 +10,6 @@ SHA-256 checked. A small stamp (size, mtime, hash) beside it spares re-hashing
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 from collections.abc import Callable
@@ -20,7 +19,9 @@ from types import ModuleType
 from app import paths
 from app.core.backend import BackendError
 from app.llm.checksum import sha256_of as _sha256
+from app.llm.checksum import stamp_matches, write_stamp
 from app.llm.local import catalog
+from app.llm.local.chunks import ensure_chunked
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +111,8 @@ def _builtin_path(model: catalog.BuiltinModel, progress: Progress) -> Path:
     bundled = _bundled(model)
     if bundled is not None:
         return bundled
+    if model.chunks is not None:
+        return ensure_chunked(model.chunks, paths.cache_dir() / "models", progress)
     if model.file_name:
         path = catalog.packaged_file(model)
         check_gguf(path)
@@ -120,7 +123,7 @@ def _builtin_path(model: catalog.BuiltinModel, progress: Progress) -> Path:
 def _bundled(model: catalog.BuiltinModel) -> Path | None:
     """A packaged build carries the default model, checked when it was built: use it in place."""
     folder = paths.bundled_models_dir()
-    name = model.file_name or _chunked_name(model)
+    name = model.chunks.file_name if model.chunks else model.file_name or _chunked_name(model)
     path = folder / name if folder and name else None
     if path is None or not path.is_file():
         return None
@@ -140,16 +143,16 @@ def ensure_default_model(folder: Path, progress: Progress) -> Path:
     package = _default_package()
     target = folder / package.MODEL_NAME
     stamp = target.with_name(target.name + ".verified")
-    if _stamp_matches(stamp, target, package.EXPECTED_SHA256):
+    if stamp_matches(stamp, target, package.EXPECTED_SHA256):
         return target
     if target.is_file():
         progress(0.0, "Checking the built-in model")
         if _sha256(target) == package.EXPECTED_SHA256:
-            _write_stamp(stamp, target, package.EXPECTED_SHA256)
+            write_stamp(stamp, target, package.EXPECTED_SHA256)
             return target
         logger.warning("built-in model at %s is damaged; unpacking it again", target)
     _assemble(package, target, progress)
-    _write_stamp(stamp, target, package.EXPECTED_SHA256)
+    write_stamp(stamp, target, package.EXPECTED_SHA256)
     return target
 
 
@@ -191,17 +194,3 @@ def _assemble(package: ModuleType, target: Path, progress: Progress) -> None:
             "The built-in model failed its checksum after unpacking; reinstall it.", category="model"
         )
     os.replace(partial, target)
-
-
-def _stamp_matches(stamp: Path, target: Path, sha256: str) -> bool:
-    try:
-        recorded = json.loads(stamp.read_text(encoding="utf-8"))
-        info = target.stat()
-    except (OSError, ValueError):
-        return False
-    return recorded == {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256}
-
-
-def _write_stamp(stamp: Path, target: Path, sha256: str) -> None:
-    info = target.stat()
-    stamp.write_text(json.dumps({"size": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256}))

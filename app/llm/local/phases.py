@@ -30,6 +30,7 @@ class PhaseSetup:
     stops: tuple[str, ...]  # text that ends the model's turn
     thinks: bool
     syntax: CallSyntax = CALCULON  # the markers around a call
+    continues: bool = False  # the text goes on from text already written: its leading space is kept
 
 
 class Phases:
@@ -42,9 +43,10 @@ class Phases:
         self.call_text = ""
         self.call_complete = False
         self.stopped_on_text = False
+        self.stop_text = ""  # which stop text ended the step
         self.bare = ""  # how a call without markers opened: "{" (the JSON alone) or a code fence
         self._head = ""
-        self._shown_answer = False
+        self._shown_answer = setup.continues
         self._think_open, self._think_close = setup.syntax.think
         self._answer = MarkerWatch(self._answer_markers())
         self._thought = MarkerWatch((self._think_close, *setup.stops))
@@ -151,7 +153,7 @@ class Phases:
         return self.setup.grammar is not None and self.setup.grammar.allows_calls
 
     def _stop_on(self, marker: str | None) -> bool:
-        self.stopped_on_text = marker is not None
+        self.stopped_on_text, self.stop_text = marker is not None, marker or ""
         return self.stopped_on_text
 
     def _show(self, text: str) -> None:

@@ -48,6 +48,7 @@ from app.llm.local.options import CallPolicy
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
+from app.llm.local.worked_step import WorkedStep
 
 logger = logging.getLogger(__name__)
 _DIGIT = re.compile(r"\d")
@@ -63,6 +64,9 @@ class StepPolicy:
     max_tool_calls: int | None = None  # per user message; None: no limit
     family: str = ""  # which worked examples open the prompt (app/llm/local/fewshot.py); "": none
     hinted_calls: bool = True  # make Calculon mode's formula call instead of decoding one
+    # Who reads a story in Calculon mode: "ranker" (the backend makes the ranker's call: a model
+    # too small to read one), or "model" (it writes a worked answer, app/llm/local/worked_step.py)
+    reader: str = "ranker"
 
 
 class StepRunner:
@@ -82,6 +86,7 @@ class StepRunner:
         self._bos_text = bos_text
         self._rules: dict[str, ToolRules] = {}
         self._reported_relaxed: set[str] = set()
+        self.worked = WorkedStep(self)
         self._told_format = False
 
     def run(self, request: ModelRequest, emit: Emit, stop: threading.Event) -> None:
@@ -89,6 +94,9 @@ class StepRunner:
         if hinted is not None:
             emit(ToolCallChunk(hinted[0]))
             emit(StepDone(tokens=0, notices=(hinted[1],)))
+            return
+        if self.policy.reader == "model" and request.backed is not None and self.worked.applies(request):
+            self.worked.run(request, emit, stop)
             return
         prompt, notices = self.fit(request, listed=not self._answers_only(request))
         if request.tools and not self._told_format:
@@ -122,6 +130,8 @@ class StepRunner:
         # "And half of it?" has no digit, so no call is forced; its transcription still is one
         if hint.source != "transcription" and not forces_call(request, self.policy):
             return None
+        if hint.source != "transcription" and self.policy.reader == "model":
+            return None  # the model reads the story itself, with the ranker's reading as evidence
         return hinted_call(hint, request.tools)
 
     def _answers_only(self, request: ModelRequest) -> bool:
