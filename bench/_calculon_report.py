@@ -16,6 +16,7 @@ class Result:
     name: str  # the question set
     runs: list[Any]
     cold: list[float]  # seconds of `calculon ask` in a fresh process, where measured
+    peer: list[Any] = dataclasses.field(default_factory=list)  # the raw peer on the same GGUF, if run
 
 
 def _pct(values: Sequence[float], share: float) -> float:
@@ -33,7 +34,15 @@ def figures(runs: Sequence[Any]) -> dict[str, Any]:
         "correct_verified": sum(1 for r in verified if r.correct),
         "correct": sum(1 for r in runs if r.correct),
         "computed": sum(1 for r in runs if r.verdict == "computed"),
+        # no tool computed the answer's number (the raw peer: no tool call at all)
+        "uncalculated": sum(
+            1
+            for r in runs
+            if r.verdict in ("not_calculated", "unchecked") or (r.verdict is None and not r.tool_calls)
+        ),
         "unverified": sum(1 for r in runs if r.verdict == "unverified"),
+        # labelled verified or computed though no tool gave a result: a badge with nothing behind it
+        "hollow": sum(1 for r in runs if r.verdict in ("verified", "computed") and not r.results),
         "leaked": sum(len(r.leaked) for r in runs),
         "unbacked_anywhere": sum(len(r.independent) for r in runs),
         "failed": sum(1 for r in runs if r.error),
@@ -74,21 +83,27 @@ def table(runs: Sequence[Any]) -> list[str]:
 
 
 def headline(results: Sequence[Result]) -> list[str]:
-    """One row per model and set: the badge's error rate beside the rest."""
+    """One row per model and set: the badge's error rate beside the rest, and the raw peer's."""
     lines = [
-        "| model | set | verified but wrong / verified | correct and verified | correct, any verdict"
-        " | computed | s p50 / p95 warm | s p50 / p95 fresh process |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model | set | right, any verdict | verified but wrong / verified | correct and verified"
+        " | no calculation behind the answer | verified or computed with no tool result"
+        " | s p50 / p95 warm | s p50 fresh process"
+        " | raw peer: right | raw peer: no tool call | raw peer: s p50 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         f = figures(r.runs)
-        cold = (
-            f"{statistics.median(r.cold):.1f} / {_pct(r.cold, 0.95):.1f} (n={len(r.cold)})" if r.cold else "-"
+        cold = f"{statistics.median(r.cold):.1f} (n={len(r.cold)})" if r.cold else "-"
+        raw = figures(r.peer) if r.peer else None
+        peer = (
+            f" | {_share(raw['correct'], raw['asked'])} | {raw['uncalculated']} | {raw['p50']:.1f}"
+            if raw
+            else " | - | - | -"
         )
         lines.append(
-            f"| {r.label} | {r.name} | {_share(f['verified_wrong'], f['verified'])}"
-            f" | {_share(f['correct_verified'], f['asked'])} | {_share(f['correct'], f['asked'])}"
-            f" | {f['computed']} | {f['p50']:.1f} / {f['p95']:.1f} | {cold} |"
+            f"| {r.label} | {r.name} | {_share(f['correct'], f['asked'])}"
+            f" | {_share(f['verified_wrong'], f['verified'])} | {_share(f['correct_verified'], f['asked'])}"
+            f" | {f['uncalculated']} | {f['hollow']} | {f['p50']:.1f} / {f['p95']:.1f} | {cold}{peer} |"
         )
     return lines
 

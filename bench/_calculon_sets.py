@@ -8,9 +8,11 @@ from bench._calculon_fresh import fresh_questions
 from bench._calculon_heldout import heldout_questions
 from bench._calculon_public import corpus_questions
 from bench._calculon_questions import CATEGORIES, Question, all_questions
+from bench._no_digits import no_digit_questions
 
 PUBLIC = ("mawps", "svamp", "asdiv", "gsm8k")  # svamp, asdiv and gsm8k (test): held out, checked only
-SETS = ("main", "heldout", "fresh", "blind", "conversation", *PUBLIC)
+DEVELOPMENT = ("gsm8k_train",)  # GSM8K's train split: for development, never reported as a result
+SETS = ("main", "heldout", "fresh", "blind", "conversation", "no_digits", *PUBLIC, *DEVELOPMENT)
 
 
 def questions_of(name: str, limit: int = 0, sample: int = 0) -> list[list[Question]]:
@@ -19,9 +21,11 @@ def questions_of(name: str, limit: int = 0, sample: int = 0) -> list[list[Questi
     if name == "conversation":
         found = conversation_questions()
         return found[:limit] if limit else found
-    if name in PUBLIC:
+    if name in PUBLIC or name in DEVELOPMENT:
         chosen = corpus_questions(name, sample)
         return [[q] for q in (chosen[:limit] if limit else chosen)]
+    if name == "no_digits":  # every one, whatever the limit: the set is small and each kind counts
+        return [[q] for q in no_digit_questions()]
     pool = {"heldout": heldout_questions, "fresh": fresh_questions, "blind": blind_questions}.get(
         name, all_questions
     )()

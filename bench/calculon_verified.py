@@ -13,8 +13,9 @@ conversation, except the conversation set, whose turns follow on. Per set and mo
   from ``calculon ask`` in a fresh process for the first N questions.
 
 The sets: ``main`` (the project's own, 162), ``heldout``, ``fresh``, ``blind`` (written
-here, apart from the rules), ``conversation`` (follow-ups on earlier results) and ``mawps``
-(public word problems written by others: :mod:`bench._calculon_public`).
+here, apart from the rules), ``conversation`` (follow-ups on earlier results), ``no_digits``
+(questions without a digit: :mod:`bench._no_digits`), and public word problems written by
+others (``mawps``, ``svamp``, ``asdiv``, ``gsm8k``: :mod:`bench._calculon_public`).
 
     python -m bench calculon_verified [--set main|heldout|fresh|blind|conversation|mawps ...]
                                       [--model ID ...|all] [--limit N] [--sample N] [--cold N]
@@ -60,6 +61,7 @@ class Run:
     independent: list[str]  # the bench's own check: unbacked numbers in the answer
     capped_steps: int
     formula: str = ""
+    results: int = 0  # the tool calls that gave a result (not an error)
 
     @property
     def verified(self) -> bool:
@@ -70,9 +72,11 @@ class Run:
         return self.independent if self.verified else []
 
 
-def is_correct(question: Question, answer: str, calls: int) -> bool:
+def is_correct(question: Question, answer: str, calls: int, results: int = 0) -> bool:
     if not answer:
         return False
+    if question.category == "lookup":  # no key to hold it to: the answer must come from a tool
+        return results > 0
     if question.category == "no_math":  # no tool, and no number made up
         return calls == 0 and not any(ch.isdigit() for ch in answer)
     if question.expected is None:
@@ -96,6 +100,7 @@ async def ask(
         engine.session.reset()  # each question stands alone
     engine.unsubscribe(seen.append)
     sources = [question.text, *(c.result for c in outcome.tool_calls if not c.is_error)]
+    results = sum(1 for c in outcome.tool_calls if not c.is_error)
     if earlier is not None:
         earlier.extend(sources)
         sources = list(earlier)
@@ -105,13 +110,14 @@ async def ask(
         question.category,
         outcome.answer,
         outcome.shown_verdict,
-        is_correct(question, outcome.answer, len(outcome.tool_calls)),
+        is_correct(question, outcome.answer, len(outcome.tool_calls), results),
         [f"{c.tool}({json.dumps(dict(c.arguments))})" for c in outcome.tool_calls],
         seconds,
         outcome.error,
         independent_unbacked(outcome.answer, sources) if outcome.answer else [],
         capped,
         outcome.formula,
+        results,
     )
 
 
@@ -151,8 +157,11 @@ async def run_model(
     backend: Any = None,
     gguf: str = "",
     tool_format: str = "auto",
+    peer: list[Run] | None = None,
 ) -> tuple[list[Run], str]:
-    """Every conversation on one warm engine; a list of one question each is a set of single questions."""
+    """Every conversation on one warm engine; a list of one question each is a set of single questions.
+    With ``peer`` (a list to fill), the raw peer on the same GGUF answers each single question right
+    after Calculon did (bench/_raw_peer.py), so both meet the same load."""
     from app.engine import Engine
     from app.settings import Settings
 
@@ -167,17 +176,50 @@ async def run_model(
             label = (await engine.ensure_backend()).model_label
             if engine.selector is not None:  # rank from the first question on, as a warmed-up app does
                 await engine.selector.refresh(engine.supervisor.list_tools())
+            raw = await _peer_for(model, gguf) if peer is not None else None
             runs: list[Run] = []
-            for turns in conversations:
-                if engine.session is not None:  # made by the first question
-                    engine.session.reset()
-                said: list[str] = []
-                for question in turns:
-                    runs.append(await ask(engine, question, alone=False, earlier=said))
-                    _progress(len(runs), total, runs[-1])
+            try:
+                for turns in conversations:
+                    if engine.session is not None:  # made by the first question
+                        engine.session.reset()
+                    said: list[str] = []
+                    for question in turns:
+                        runs.append(await ask(engine, question, alone=False, earlier=said))
+                        _progress(len(runs), total, runs[-1])
+                        if raw is not None and peer is not None and len(turns) == 1:
+                            peer.append(await _peer_ask(raw, question))
+                            _progress(len(peer), total, peer[-1], "raw")
+            finally:
+                if raw is not None:
+                    await raw.__aexit__(None, None, None)
             return runs, label
         finally:
             await engine.aclose()
+
+
+async def _peer_for(model: str, gguf: str) -> Any:
+    from app.llm.local.model_file import resolve_model
+    from bench._raw_peer import RawPeer
+
+    path = gguf or str(resolve_model("", lambda *_: None, model))
+    return await RawPeer(path).__aenter__()
+
+
+async def _peer_ask(raw: Any, question: Question) -> Run:
+    found = await raw.ask(question.text)
+    calls = found.calls
+    return Run(
+        question.text,
+        question.category,
+        found.answer,
+        None,
+        is_correct(question, found.answer, len(calls)),
+        calls,
+        found.seconds,
+        found.error,
+        [],
+        0,
+    )
 
 
 def cold_seconds(model: str, questions: Sequence[Question]) -> list[float]:
@@ -197,13 +239,13 @@ def cold_seconds(model: str, questions: Sequence[Question]) -> list[float]:
     return seconds
 
 
-def _progress(number: int, total: int, run: Run) -> None:
+def _progress(number: int, total: int, run: Run, side: str = "") -> None:
     mark = {"verified": "VERIFIED", "computed": "computed", "unverified": "unverified"}.get(
         run.verdict or "", "-"
     )
     right = "right" if run.correct else "WRONG"
     answer = " ".join((run.answer or run.error).split())[:100]
-    head = f"[{number}/{total}] {right} {mark} {run.seconds:.1f}s"
+    head = f"[{number}/{total}]{' ' + side if side else ''} {right} {mark} {run.seconds:.1f}s"
     print(f"{head} {run.question[:90]} -> {answer} {run.tool_calls}", flush=True)
 
 
@@ -226,6 +268,7 @@ def main() -> int:
         default="auto",
         help="the local model's tool-call format (auto: Calculon's own in Calculon mode)",
     )
+    parser.add_argument("--peer", action="store_true", help="beside each model, the raw peer on its GGUF")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--json", type=Path, help="also write every run to this file")
     args = parser.parse_args(sys.argv[1:])
@@ -241,10 +284,13 @@ def main() -> int:
                 from app.llm.scripted import ScriptedBackend
 
                 backend = ScriptedBackend(scripted_steps([q for c in conversations for q in c]))
-            runs, label = asyncio.run(run_model(model, conversations, backend, args.gguf, args.tool_format))
+            peer: list[Run] | None = [] if args.peer and args.backend == "local" else None
+            runs, label = asyncio.run(
+                run_model(model, conversations, backend, args.gguf, args.tool_format, peer)
+            )
             flat = [q for c in conversations for q in c]
             cold = cold_seconds(model, flat[: args.cold]) if args.cold and args.backend == "local" else []
-            results.append(report.Result(label, name, runs, cold))
+            results.append(report.Result(label, name, runs, cold, peer or []))
     text = report.report(results, "python -m bench calculon_verified " + " ".join(sys.argv[1:]))
     print("\n" + text)
     if args.json:

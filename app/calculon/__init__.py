@@ -14,7 +14,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from app.calculon.hint import formula_hint
 from app.calculon.provenance import CalculonVerifier
@@ -35,9 +37,9 @@ class CalculonMode(CalculonVerifier):
         """The worked-answer format for a question that asks for a calculation (app.calculon.worked)."""
         return worked_answer(asked, inserted)
 
-    def inline_result(self, result: str, is_error: bool = False) -> str:
+    def inline_result(self, result: str, is_error: bool, asked: str, arguments: Mapping[str, Any]) -> str:
         """How a calculator result stands in a worked answer's prose ("= 126", "≈ 9.6667")."""
-        return inline_result(result, is_error)
+        return inline_result(result, is_error, asked, str(arguments.get("expression", "")))
 
     def readings(self, asked: str) -> tuple[str, ...]:
         """The question's likeliest formulas, as the calculator takes them (for a re-ask)."""

@@ -5,12 +5,15 @@ expression for a whole story is right on simple stories and wrong on most of sev
 thinking aloud, as it was trained to, it is right more often, but then does its own
 arithmetic. So it thinks aloud and the calculator does the arithmetic: each calculation is an
 expression followed by "=", the calculator's result is written after it, and the model goes on
-from there. Every number in the working is the user's, a tool's, or named by the user's words
-(:mod:`app.calculon.implied`).
+from there. The check then holds every number of the working to the user's words, the tools'
+results and the numbers the words name (:mod:`app.calculon.implied`); decoding is left free,
+since holding the working's digits to those in the grammar cost it a third of its right answers
+(14 of 30 against 19; docs/benchmarks.md).
 
-The worked examples are four problems of GSM8K's train split (MIT licence; docs/data.md), their
-solutions rewritten in this form, and one of our own for a remainder; SVAMP and ASDiv, on which
-Calculon is checked, are never shown.
+The worked examples are four problems of GSM8K's train split (MIT licence; docs/data.md) with
+their own solutions; SVAMP and ASDiv, on which Calculon is checked, are never shown.
+A division that leaves a remainder, where the question asks for whole groups or what is left
+over, is written with both ("= 9.6667: 9 whole, 2 left over"), so the answer can state them.
 """
 
 from __future__ import annotations
@@ -24,41 +27,41 @@ from app.core.backend import WorkedAnswer
 from app.core.numbers import find_numbers
 
 INSTRUCTION = (
-    "You are Calculon. Work the problem out in a few short sentences. Write each calculation as an "
-    "expression over the problem's numbers or earlier results, then '='; the calculator writes the "
-    "result after the '=', and you go on from it. Never write a result yourself. Use // and % for "
-    "whole groups and what is left over. End with 'Answer:' and the result."
+    "Solve the problem in a few short steps. Write each calculation as 'expression =' and the "
+    "calculator writes its result. End with 'Answer: <number>'."
 )
 
+# GSM8K's own worked solutions (train split), its <<calculator>> notes taken out, and each
+# calculation cut to one "=": "$126 / $7 per minute = 18" and "= $150 - $25 = $125" were a
+# result the model would write itself. Rewritten in Calculon's voice, the same problems were
+# solved less often (14 of 30 against 19, on GSM8K train problems; docs/benchmarks.md).
 EXAMPLES: tuple[tuple[str, str], ...] = (
     (  # GSM8K train 6565
         "Gnuff charges a flat rate of $20 per tutoring session plus $7 per minute. The total amount "
         "paid for Gnuff for tutoring for one session is $146. How many minutes did Gnuff tutor for?",
-        "The per-minute fees came to 146 - 20 = 126 dollars. At 7 dollars a minute, that is 126 / 7 = 18 "
-        "minutes. Answer: 18",
+        "First find the amount paid just for the per-minute fee, which is $146 - $20 = $126. Then divide "
+        "that number by the per-minute rate to find the number of minutes: $126 / $7 = 18 minutes. "
+        "Answer: 18",
     ),
     (  # GSM8K train 6045
         "Billy has $25 less than twice the money Sam has. If Sam has $75, how much money do they have "
         "together?",
-        "Billy has 2 * 75 - 25 = 125 dollars. Together they have 75 + 125 = 200 dollars. Answer: 200",
+        "Billy has $25 less than twice Sam's money, or 2 * $75 - $25 = $125. Together they have "
+        "$75 + $125 = $200. Answer: 200",
     ),
     (  # GSM8K train 2738
         "Marj has two $20 bills, three $5 bills, and $4.50 in loose coins in her wallet. If she buys a cake "
         "that costs $17.50, how much money will be left in her wallet?",
-        "Her bills and coins come to 2 * 20 + 3 * 5 + 4.50 = 59.5 dollars. After the cake she has "
-        "59.5 - 17.50 = 42 dollars. Answer: 42",
+        "Two $20 bills amount to $20 x 2 = $40. Three $5 bills amount to $5 x 3 = $15. So, Marj has "
+        "$40 + $15 + $4.50 = $59.50 in her wallet. If she buys a cake, she will be left with "
+        "$59.50 - $17.50 = $42. Answer: 42",
     ),
     (  # GSM8K train 1151
         "Kobe and Pau went to a restaurant. Kobe ordered five pieces of fried chicken, and Pau ordered twice "
         "as much fried chicken as Kobe did. If they order another set of fried chicken, how many pieces of "
         "fried chicken will Pau have eaten in all?",
-        "Pau ordered 5 * 2 = 10 pieces. With another set he eats 10 * 2 = 20 pieces in all. Answer: 20",
-    ),
-    (  # our own: whole groups and a remainder
-        "A baker has 29 rolls and packs them in bags of 3. How many full bags can she fill, and how many "
-        "rolls are left over?",
-        "She fills 29 // 3 = 9 full bags, and 29 % 3 = 2 rolls are left over. Answer: 9 full bags, 2 rolls "
-        "left over",
+        "Pau ordered 5 x 2 = 10 fried chickens in total. Therefore, Pau ate 10 x 2 = 20 pieces of fried "
+        "chicken. Answer: 20",
     ),
 )
 INLINE_DIGITS = 4  # decimals of an inexact result as the working writes it ("≈ 9.6667")
@@ -80,14 +83,28 @@ def worked_answer(asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | 
     return WorkedAnswer(INSTRUCTION, EXAMPLES, numbers, inserted)
 
 
-def inline_result(result: str, is_error: bool = False) -> str:
-    """How the calculator's result stands after the working's "=": "= 126", "≈ 9.6667", or why not."""
+def inline_result(result: str, is_error: bool = False, asked: str = "", expression: str = "") -> str:
+    """How the calculator's result stands after the working's "=": "= 126", "≈ 9.6667", or why not;
+    a whole-number division with a remainder, where ``asked`` wants whole groups, with both parts."""
     if is_error:
         return f"= (the calculator could not: {' '.join(result.split())[:120]})"
     if APPROX in result:
-        shown = ROUNDING_NOTE.sub("", result.split(APPROX, 1)[1]).strip()
-        return f"≈ {_rounded(shown)}"
-    return f"= {' '.join(result.split())}"
+        shown = f"≈ {_rounded(ROUNDING_NOTE.sub('', result.split(APPROX, 1)[1]).strip())}"
+    else:
+        shown = f"= {' '.join(result.split())}"
+    return shown + _whole_groups(asked, expression)
+
+
+_WHOLE = re.compile(r"\b(?:full|whole|complete|left ?over|remain(?:s|ing|der)?|left)\b", re.IGNORECASE)
+_DIVISION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def _whole_groups(asked: str, expression: str) -> str:
+    match = _DIVISION.match(expression)
+    if match is None or not _WHOLE.search(asked):
+        return ""
+    whole, left = divmod(int(match.group(1)), int(match.group(2)) or 1)
+    return f": {whole} whole, {left} left over" if left else ""
 
 
 def _rounded(decimal: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import logging
 import time
 import uuid
@@ -22,6 +23,7 @@ from typing import Any
 
 from app.core import events as ev
 from app.core import running
+from app.core.answer_check import AnswerCheck
 from app.core.app_context import AppContext, context_messages
 from app.core.backend import (
     Backend,
@@ -34,28 +36,26 @@ from app.core.backend import (
     ToolCallChunk,
     WorkedAnswer,
 )
-from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
-from app.core.prompts import REASK_TEMPLATE, calculate_reask
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
 from app.core.toolrun import CallRecord, ToolRunner, call_label
 from app.core.tools import (
     USER_SOURCE,
     AnswerVerifier,
     ApprovalPolicy,
-    CheckResult,
     Source,
     ToolInfo,
     ToolProvider,
     ToolResult,
     ToolSelector,
-    TurnFacts,
-    Verdict,
-    judge_verdict,
 )
 
 logger = logging.getLogger(__name__)
+
+# A worked answer's calculations are steps of their own that count as no round; this many is a loop.
+MAX_INLINE_CALLS = 24
+INLINE_FAILURE = f"The worked answer went past {MAX_INLINE_CALLS} calculations without an answer."
 
 
 @dataclasses.dataclass
@@ -162,13 +162,11 @@ class _Turn:
         self.sources: list[Source] = []
         self.user_text = ""
         self.specs: tuple[ToolSpec, ...] = ()  # the tools offered at the latest step
-        self.echoes = 0
         self.written = 0  # calls written as text that were refused
-        self.calculate_asked = False  # an answer with no calculation was asked again
         self.worked: list[str] = []  # a worked answer's text so far, while its inline calls run
         self.inserted: list[str] = []  # how each inline result stands in that answer ("= 9")
         self.outcome = TurnOutcome()
-        self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
+        self.check = AnswerCheck(self)
         self.formula: FormulaHint | None = None
         self.started = time.perf_counter()
 
@@ -204,7 +202,7 @@ class _Turn:
         else:
             self.s.history.extend(self.messages)
             self.s._sources.extend(self.sources)
-            self.s._earlier = self.earlier
+            self.s._earlier = self.check.earlier
         duration = (time.perf_counter() - self.started) * 1000
         self.emit(ev.TurnFinished, cancelled=self.outcome.cancelled, failed=failed, duration_ms=duration)
         return self.outcome
@@ -215,29 +213,32 @@ class _Turn:
         return True
 
     async def _loop(self) -> None:
-        reasks = 0
-        for step_no in range(1, self.s.max_rounds + 1):
+        rounds = 0
+        for step_no in itertools.count(1):
+            if rounds >= self.s.max_rounds:
+                break
             step = await self._step(step_no)
             self.messages.append(
                 Message("assistant", step.text, tuple(step.calls), provider_data=step.done.provider_data)
             )
             calls = step.calls or self._written_calls(step.text, step_no)
             if calls and all(call.inline for call in calls):
-                self.worked.append(step.text)  # the answer goes on after these results
-            elif calls is not None:
+                self.worked.append(step.text)  # the answer goes on after these results: not a round
+                if len(self.worked) > MAX_INLINE_CALLS:
+                    raise BackendError(INLINE_FAILURE, category="rounds")
+            else:
+                rounds += 1
+            if calls is not None and not all(call.inline for call in calls):
                 self.worked.clear()
                 self.inserted.clear()
             if calls is not None:  # none ([]): a call written as text was refused; the model asks again
                 for call in calls:
                     await self._call(call)
                 continue
-            answer = "".join([*self.worked, step.text])
+            answer, worked = "".join([*self.worked, step.text]), bool(self.worked)
             self.worked.clear()
             self.inserted.clear()
-            if self._is_echo(answer, step_no):
-                continue
-            if self._needs_reask(answer, reasks):
-                reasks += 1
+            if self.check.is_echo(answer, step_no) or self.check.needs_reask(answer, worked):
                 continue
             return
         raise BackendError(
@@ -261,7 +262,7 @@ class _Turn:
         )
         specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t, _ in offered)
         self.specs = specs
-        backed = tuple(s.text for s in self._all_sources()) if self.s.verifier is not None else None
+        backed = tuple(s.text for s in self.all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
         request = ModelRequest(
             self.s.system_prompt, history, specs, backed, self.formula, self._worked_format()
@@ -327,15 +328,21 @@ class _Turn:
             self._finished(call, named, running.CANCELLED, (time.perf_counter() - started) * 1000)
             raise
         self._finished(call, named, result, ms)
-        if call.inline:  # how the result stands in the answer's prose, as app.calculon writes it
-            inline = getattr(self.s.verifier, "inline_result", None)
-            self.inserted.append(inline(result.text, result.is_error) if inline else f"= {result.text}")
+        if call.inline:
+            self.inserted.append(self._inserted(call, result))
         self.messages.append(
             Message("tool", tool_call_id=call.id, tool_name=call.name, **running.as_message(result))
         )
         if not result.is_error:
             trusted = self.s.trusted(server)
             self.sources.append(Source(result.text, call_label(tool, call.arguments), server, trusted))
+
+    def _inserted(self, call: ToolCall, result: ToolResult) -> str:
+        """How an inline call's result stands in the answer's prose, as app.calculon writes it."""
+        inline = getattr(self.s.verifier, "inline_result", None)
+        if inline is None:
+            return f"= {result.text}"
+        return str(inline(result.text, result.is_error, self.user_text, call.arguments))
 
     def _finished(self, call: ToolCall, named: dict[str, str], result: ToolResult, ms: float) -> None:
         arguments = call.arguments
@@ -344,7 +351,7 @@ class _Turn:
             CallRecord(named["server"], named["tool"], arguments, result.text, result.is_error, ms)
         )
 
-    def _all_sources(self) -> list[Source]:
+    def all_sources(self) -> list[Source]:
         return [*self.s._sources, *self.sources]
 
     def _written_calls(self, text: str, step_no: int) -> list[ToolCall] | None:
@@ -361,82 +368,3 @@ class _Turn:
                 self.written += 1
                 self.messages.append(Message("user", WRITTEN_REASK))
         return None if written is None else list(written.calls)
-
-    def _is_echo(self, answer: str, step_no: int) -> bool:
-        """True when the reply only recites the prompt: asked once more, then the turn fails."""
-        prompt_texts = [self.s.system_prompt, *(f"{t.name} {t.description}" for t in self.specs)]
-        if not EchoDetector(prompt_texts).is_echo(answer):
-            return False
-        self.emit(
-            ev.Notice, message=f"Step {step_no}: the model repeated its instructions instead of answering."
-        )
-        if self.echoes >= 1:
-            raise BackendError(ECHO_FAILURE, category="echo")
-        self.echoes += 1
-        self.messages.append(Message("user", ECHO_REASK))
-        return True
-
-    def _needs_reask(self, answer: str, reasks: int) -> bool:
-        """Check the candidate answer; True when the model should try again."""
-        check = (
-            CheckResult(True)
-            if self.s.verifier is None
-            else self.s.verifier.check(answer, self._all_sources())
-        )
-        verified = None if self.s.verifier is None else check.verified
-        if verified is not None:
-            will_reask = not verified and reasks < self.s.max_reasks
-            self.emit(
-                ev.CheckFinished,
-                attempt=reasks + 1,
-                verified=verified,
-                unbacked=check.unbacked,
-                will_reask=will_reask,
-                backing=check.backing,
-            )
-            if will_reask:
-                numbers = ", ".join(check.unbacked)
-                self.messages.append(Message("user", REASK_TEMPLATE.format(numbers=numbers)))
-                return True
-        verdict = self._verdict(answer, check) if verified is not None else None
-        if verdict is not None and verdict.kind == "not_calculated" and self._ask_to_calculate():
-            return True
-        outcome = self.outcome
-        outcome.answer, outcome.unbacked = answer, check.unbacked
-        outcome.verdict = verdict.kind if verdict else None
-        outcome.verified = None if verdict is None else verdict.kind == "verified"
-        outcome.formula, outcome.basis = (verdict.formula, verdict.basis) if verdict else ("", "")
-        outcome.backing = check.backing if verified is not None else ()
-        outcome.untrusted = check.untrusted if verified is not None else ()
-        if verdict is not None and outcome.shown_verdict == "verified":
-            self.earlier = verdict.value
-        self.emit(
-            ev.AnswerReady,
-            text=answer,
-            verified=outcome.verified,
-            verdict=outcome.shown_verdict,
-            formula=outcome.formula,
-            basis=outcome.basis,
-            unbacked=check.unbacked,
-            backing=outcome.backing,
-            untrusted=outcome.untrusted,
-        )
-        return False
-
-    def _ask_to_calculate(self) -> bool:
-        """Once a turn: an answer with no calculation behind its number is asked again, with the
-        readings Calculon sees in the question; the second answer is shown as it is."""
-        if self.calculate_asked:
-            return False
-        self.calculate_asked = True
-        readings = getattr(self.s.verifier, "readings", None)
-        shown = readings(self.user_text) if readings is not None else ()
-        self.emit(
-            ev.Notice, message="No tool computed the answer's number; the model was asked to calculate it."
-        )
-        self.messages.append(Message("user", calculate_reask(shown)))
-        return True
-
-    def _verdict(self, answer: str, check: CheckResult) -> Verdict:
-        facts = TurnFacts(self.user_text, tuple(self.outcome.tool_calls), self.s._earlier)
-        return judge_verdict(self.s.verifier, answer, check, facts)

@@ -48,6 +48,7 @@ class ChatFeed:
         self._thought: PlainBubble | None = None
         self._calls: dict[str, Bubble] = {}  # call id -> its bubble, while the call runs
         self._results: dict[str, Bubble] = {}  # call id -> its result's bubble, where an app may follow
+        self._inline: set[str] = set()  # the running calls a worked answer makes inside its prose
         # Makes the widget of an MCP App (app.ui.app_view.AppViews); None: apps are not shown (a saved chat).
         self.open_app: Callable[[ev.AppReady, QWidget], QWidget] | None = None
         self._apps: list[QWidget] = []
@@ -72,7 +73,8 @@ class ChatFeed:
         self.pane.add_bubble(PlainBubble("user", "You", event.text))
 
     def _on_step_started(self, event: ev.StepStarted) -> None:
-        self._close_streams()
+        if not event.continues:  # a worked answer's next step writes on in the same bubble
+            self._close_streams()
 
     def _on_thought_delta(self, event: ev.ThoughtDelta) -> None:
         if self._thought is None:
@@ -92,6 +94,11 @@ class ChatFeed:
             self._text.set_title(title)
 
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        if (
+            event.inline
+        ):  # a calculation inside the answer's prose: the answer shows its result, the trace the call
+            self._inline.add(event.call_id)
+            return
         if not event.from_app:  # a page's call may come while another turn streams its answer
             self._close_streams()
         arguments = json.dumps(dict(event.arguments), indent=2, ensure_ascii=False, default=str)
@@ -106,6 +113,9 @@ class ChatFeed:
             bubble.show_progress(update.fraction, progress_text(event.progress, event.total, event.message))
 
     def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        if event.call_id in self._inline:
+            self._inline.discard(event.call_id)
+            return
         running = self._calls.pop(event.call_id, None)
         if running is not None:
             running.end_progress()

@@ -98,3 +98,20 @@ def test_the_public_corpus_is_read_from_where_it_is_kept_and_sampled_the_same_wa
     monkeypatch.setattr(public, "ROOT", tmp_path)
     with pytest.raises(FileNotFoundError, match="CALCULON_MAWPS"):
         public.mawps_questions(10)
+
+
+def test_a_badge_with_no_tool_result_behind_it_is_counted_as_hollow():
+    def run(verdict: str, results: int) -> bench.Run:
+        return bench.Run("q", "word", "It is 7.", verdict, True, [], 1.0, "", [], 0, results=results)
+
+    runs = [run("verified", 1), run("computed", 0), run("verified", 0), run("not_calculated", 0)]
+    assert bench.report.figures(runs)["hollow"] == 2
+
+
+def test_the_no_digit_set_has_every_kind_and_no_digit():
+    from bench._calculon_sets import questions_of
+
+    questions = [q for (q,) in questions_of("no_digits")]
+    kinds = {q.category for q in questions}
+    assert len(questions) >= 30 and kinds == {"word", "no_math", "lookup"}
+    assert all(q.expected is not None for q in questions if q.category == "word")

@@ -133,6 +133,13 @@ def test_a_numeric_question_forces_a_call_only_in_calculon_mode() -> None:
     assert not forces_call(after_result, calculon)
 
 
+def test_a_story_with_its_numbers_in_words_forces_a_call_but_one_number_word_does_not() -> None:
+    calculon = StepPolicy(strict=True)
+    story = "Twelve birds sat on a wire and five flew away. How many are left?"
+    assert forces_call(_request(Message("user", story)), calculon)
+    assert not forces_call(_request(Message("user", "Which one is the larger planet?")), calculon)
+
+
 def test_the_call_policy_can_force_every_first_step_or_none() -> None:
     words = _request(Message("user", "Say hello"))
     assert forces_call(words, StepPolicy(call_policy="always", strict=False))

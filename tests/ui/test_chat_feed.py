@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from app.core import events as ev
-from app.ui.bubbles import PlainBubble
+from app.ui.bubbles import MarkdownBubble, PlainBubble
 from app.ui.chat_feed import ChatFeed
 from app.ui.chat_pane import ChatPane
 
@@ -25,6 +25,23 @@ def test_a_calls_bubble_shows_a_progress_bar_while_it_runs_and_drops_it_when_don
     assert (bar.minimum(), bar.maximum()) == (0, 0)
     feed.handle(ev.ToolCallFinished(**CALL, arguments={}, result="ok", is_error=False, duration_ms=1))
     assert bar.isHidden() and "t1-1" not in feed._calls
+
+
+def test_a_worked_answer_grows_in_one_bubble_and_its_inline_calls_stay_in_the_trace(qtbot):
+    pane = ChatPane()
+    qtbot.addWidget(pane)
+    feed = ChatFeed(pane)
+    inline = {**CALL, "server": "calculator", "tool": "evaluate", "arguments": {"expression": "3 * 12"}}
+    feed.handle(ev.StepStarted(turn_id="t1", step=1))
+    feed.handle(ev.TextDelta(turn_id="t1", text="She sold 3 * 12 "))
+    feed.handle(ev.ToolCallStarted(**inline, inline=True))
+    feed.handle(ev.ToolCallFinished(**inline, result="36", is_error=False, duration_ms=1))
+    feed.handle(ev.StepStarted(turn_id="t1", step=2, continues=True))
+    feed.handle(ev.TextDelta(turn_id="t1", text="= 36 muffins."))
+
+    assert not any("evaluate" in b.title for b in pane.findChildren(PlainBubble))
+    (answer,) = pane.findChildren(MarkdownBubble)  # one bubble, not one per step
+    assert answer.source == "She sold 3 * 12 = 36 muffins."
 
 
 # a red pixel beside a blue one

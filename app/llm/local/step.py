@@ -345,13 +345,16 @@ def _never(_grammar: str) -> bool:
 def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
     """Whether this step may only call a tool: it answers a user message, tools are on
     offer, and the policy says so ("numbers": in Calculon mode, when the message has a
-    digit; "always": every user message; "auto": never)."""
+    digit, or two numbers written as words, as in "Twelve birds ... five flew away";
+    "always": every user message; "auto": never)."""
     last = request.messages[-1] if request.messages else None
     if not (request.tools and last is not None and last.role == "user"):
         return False
     if policy.call_policy == "always":
         return True
-    return policy.call_policy == "numbers" and policy.strict and bool(_DIGIT.search(last.text))
+    if not (policy.call_policy == "numbers" and policy.strict):
+        return False
+    return bool(_DIGIT.search(last.text)) or len(find_numbers(last.text)) >= 2
 
 
 def _trim_notice(dropped: Sequence[Sequence[Message]], n_ctx: int) -> str:

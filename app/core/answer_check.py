@@ -1,0 +1,125 @@
+"""What a turn does with a candidate answer: recited instructions, unbacked numbers, no calculation.
+
+The turn loop hands each answer the model finishes to :class:`AnswerCheck`; it says whether the
+model is asked again (and appends that request), or records the answer and its verdict on the
+turn's outcome and emits ``AnswerReady``. Its counters live as long as the turn.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from app.core import events as ev
+from app.core.backend import BackendError
+from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
+from app.core.messages import Message
+from app.core.prompts import REASK_TEMPLATE, calculate_reask
+from app.core.tools import CheckResult, TurnFacts, Verdict, judge_verdict
+
+if TYPE_CHECKING:
+    from app.core.session import _Turn
+
+
+class AnswerCheck:
+    """One turn's answer checks; each kind of re-ask is bounded so a turn always ends."""
+
+    def __init__(self, turn: _Turn):
+        self.turn = turn
+        self.echoes = 0
+        self.reasks = 0  # answers with unbacked numbers asked again
+        self.calculate_asked = False  # an answer with no calculation was asked again
+        self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
+
+    def is_echo(self, answer: str, step_no: int) -> bool:
+        """True when the reply only recites the prompt: asked once more, then the turn fails."""
+        turn = self.turn
+        prompt_texts = [turn.s.system_prompt, *(f"{t.name} {t.description}" for t in turn.specs)]
+        if not EchoDetector(prompt_texts).is_echo(answer):
+            return False
+        turn.emit(
+            ev.Notice, message=f"Step {step_no}: the model repeated its instructions instead of answering."
+        )
+        if self.echoes >= 1:
+            raise BackendError(ECHO_FAILURE, category="echo")
+        self.echoes += 1
+        turn.messages.append(Message("user", ECHO_REASK))
+        return True
+
+    def needs_reask(self, answer: str, worked: bool) -> bool:
+        """Check the candidate answer; True when the model should try again.
+
+        A worked answer is not asked again for unbacked numbers: its calculations already ran,
+        and a second try only writes the same steps again (its verdict says what is unchecked)."""
+        turn = self.turn
+        verifier = turn.s.verifier
+        check = CheckResult(True) if verifier is None else verifier.check(answer, turn.all_sources())
+        if verifier is not None and self._reask_unbacked(check, worked):
+            return True
+        verdict = self._verdict(answer, check) if verifier is not None else None
+        if verdict is not None and verdict.kind == "not_calculated" and self._ask_to_calculate():
+            return True
+        self._record(answer, check, verdict)
+        return False
+
+    def _reask_unbacked(self, check: CheckResult, worked: bool) -> bool:
+        turn = self.turn
+        attempts_left = not worked and self.reasks < turn.s.max_reasks
+        will_reask = not check.verified and attempts_left
+        turn.emit(
+            ev.CheckFinished,
+            attempt=self.reasks + 1,
+            verified=check.verified,
+            unbacked=check.unbacked,
+            will_reask=will_reask,
+            backing=check.backing,
+        )
+        if will_reask:
+            self.reasks += 1
+            numbers = ", ".join(check.unbacked)
+            turn.messages.append(Message("user", REASK_TEMPLATE.format(numbers=numbers)))
+        return will_reask
+
+    def _record(self, answer: str, check: CheckResult, verdict: Verdict | None) -> None:
+        turn = self.turn
+        outcome = turn.outcome
+        checked = verdict is not None
+        outcome.answer, outcome.unbacked = answer, check.unbacked
+        outcome.verdict = verdict.kind if verdict else None
+        outcome.verified = None if verdict is None else verdict.kind == "verified"
+        outcome.formula, outcome.basis = (verdict.formula, verdict.basis) if verdict else ("", "")
+        outcome.backing = check.backing if checked else ()
+        outcome.untrusted = check.untrusted if checked else ()
+        if verdict is not None and outcome.shown_verdict == "verified":
+            self.earlier = verdict.value
+        turn.emit(
+            ev.AnswerReady,
+            text=answer,
+            verified=outcome.verified,
+            verdict=outcome.shown_verdict,
+            formula=outcome.formula,
+            basis=outcome.basis,
+            unbacked=check.unbacked,
+            backing=outcome.backing,
+            untrusted=outcome.untrusted,
+        )
+
+    def _ask_to_calculate(self) -> bool:
+        """Once a turn: an answer with no calculation behind its number is asked again, with the
+        readings Calculon sees in the question; the second answer is shown as it is."""
+        if self.calculate_asked:
+            return False
+        self.calculate_asked = True
+        turn = self.turn
+        readings = getattr(turn.s.verifier, "readings", None)
+        shown = readings(turn.user_text) if readings is not None else ()
+        turn.emit(
+            ev.Notice, message="No tool computed the answer's number; the model was asked to calculate it."
+        )
+        turn.messages.append(Message("user", calculate_reask(shown)))
+        return True
+
+    def _verdict(self, answer: str, check: CheckResult) -> Verdict:
+        turn = self.turn
+        facts = TurnFacts(turn.user_text, tuple(turn.outcome.tool_calls), turn.s._earlier)
+        return judge_verdict(turn.s.verifier, answer, check, facts)

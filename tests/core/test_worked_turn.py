@@ -1,0 +1,107 @@
+"""A worked answer in the turn loop: its calculations run inline, and it is judged as one answer.
+
+The model is scripted, as a local backend streams a worked answer: text up to each "=", then an
+inline call of the calculator's ``evaluate``, then the result the calculator gave and the rest.
+The calculator is the real one, a child process behind the real supervisor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import anyio
+import pytest
+
+from app.calculon import CalculonMode
+from app.core import events as ev
+from app.core.backend import Chunk, ToolCallChunk
+from app.core.messages import ToolCall
+from app.core.outcome import TurnOutcome
+from app.core.prompts import system_prompt
+from app.core.session import MAX_INLINE_CALLS, ChatSession
+from app.llm.scripted import ScriptedBackend
+
+pytestmark = pytest.mark.anyio
+
+MUFFINS = "A baker made 48 muffins and sold 3 boxes of 12. How many muffins are left?"
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def inline(expression: str, n: int) -> ToolCallChunk:
+    return ToolCallChunk(ToolCall(f"inline-{n}", "evaluate", {"expression": expression}, inline=True))
+
+
+def session_of(steps: Sequence[Sequence[Chunk | str]], tools, max_rounds: int = 1) -> ChatSession:
+    backend = ScriptedBackend(steps)
+    return ChatSession(
+        backend, tools, system_prompt=system_prompt(True), verifier=CalculonMode(), max_rounds=max_rounds
+    )
+
+
+async def turn(session: ChatSession, text: str) -> TurnOutcome:
+    with anyio.fail_after(30):
+        return await session.run_turn(text)
+
+
+async def test_a_worked_answers_steps_join_into_one_answer_and_count_as_one_round(calculator):
+    steps = [
+        ["She sold 3 * 12 ", inline("3 * 12", 1)],
+        ["= 36 muffins, so 48 - 36 ", inline("48 - 36", 2)],
+        ["= 12 are left. Answer: 12"],
+    ]
+    session = session_of(steps, calculator, max_rounds=1)  # two inline steps and the answer: one round
+
+    outcome = await turn(session, MUFFINS)
+
+    assert not outcome.error
+    assert outcome.answer == "She sold 3 * 12 = 36 muffins, so 48 - 36 = 12 are left. Answer: 12"
+    assert [c.result for c in outcome.tool_calls] == ["36", "12"]
+    assert outcome.verdict in ("verified", "computed")  # backed by the calculator, never unverified
+    requests = session.backend.requests
+    assert [r.worked.inserted for r in requests[1:]] == [("= 36",), ("= 36", "= 12")]
+    (ready,) = [e for e in outcome.events if isinstance(e, ev.AnswerReady)]
+    assert ready.text == outcome.answer
+
+
+async def test_a_worked_answer_that_never_ends_fails_with_a_sentence_not_a_hang(calculator):
+    steps = [[f"{n} + 1 ", inline(f"{n} + 1", n)] for n in range(MAX_INLINE_CALLS + 2)]
+    session = session_of(steps, calculator, max_rounds=3)
+
+    outcome = await turn(session, "Count up from 0 by ones.")
+
+    assert outcome.error is not None and str(MAX_INLINE_CALLS) in outcome.error
+    assert session.history == []  # a failed turn leaves the history as it was
+
+
+async def test_a_division_with_a_remainder_stands_with_its_whole_groups_where_asked(calculator):
+    asked = "A baker has 29 rolls and packs them in bags of 3. How many full bags can she fill?"
+    steps = [["She fills 29 / 3 ", inline("29 / 3", 1)], [" Answer: 9 full bags"]]
+    session = session_of(steps, calculator)
+
+    await turn(session, asked)
+
+    (inserted,) = session.backend.requests[1].worked.inserted
+    assert inserted.startswith("≈ 9.666") and inserted.endswith(": 9 whole, 2 left over")
+
+
+async def test_an_answer_with_no_calculation_is_asked_again_with_the_readings_calculon_sees(calculator):
+    asked = "Twelve birds sat on a wire and five flew away. How many are left?"
+    steps = [
+        ["Twelve birds are left."],
+        [ToolCallChunk(ToolCall("c1", "evaluate", {"expression": "12 - 5"}))],
+    ]
+    steps.append(["7 birds are left."])
+    session = session_of(steps, calculator, max_rounds=4)
+
+    outcome = await turn(session, asked)
+
+    reask = session.backend.requests[1].messages[-1]
+    assert reask.role == "user" and "12 - 5" in reask.text  # the likeliest reading, offered
+    notices = [e.message for e in outcome.events if isinstance(e, ev.Notice)]
+    assert any("asked to calculate" in n for n in notices)
+    assert outcome.answer == "7 birds are left." and outcome.tool_calls[0].result == "7"
+    assert outcome.verdict in ("verified", "computed")
