@@ -15,7 +15,7 @@ import threading
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
-    if len(args) == 2 and args[0] == "serve":
+    if len(args) == 2 and args[0] == "serve" and not args[1].startswith("-"):  # "serve --help": the CLI
         from app.servers import serve_command
 
         return serve_command(args[1])

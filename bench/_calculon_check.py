@@ -1,8 +1,9 @@
 """The Calculon bench's own judge: which numbers are unbacked, and whether an answer is right.
 
-Deliberately separate from :mod:`app.calculon.provenance`: plain digit numbers only,
-read with one regular expression, matched exactly or as a half-up/half-even
-rounding. It is a floor on leaks (it reads no number words), not a second proof.
+Deliberately separate from :mod:`app.calculon.provenance`: in answers, plain digit numbers
+only, read with one regular expression, matched exactly or as a half-up/half-even rounding;
+in sources also cardinals written as words ("thirty-five"), read by its own small reader. It is
+a floor on leaks (an answer's number words are not read), not a second proof.
 """
 
 from __future__ import annotations
@@ -27,8 +28,62 @@ def _numbers(text: str) -> list[tuple[str, Decimal, bool]]:
     return found
 
 
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORD_VALUES = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_WORD_RUN = re.compile(r"[a-z]+(?:[\s-]+(?:and[\s-]+)?[a-z]+)*", re.IGNORECASE)
+
+
+def _word_values(text: str) -> set[Fraction]:
+    """Cardinals written as words in a source ("twelve", "thirty-five", "one hundred", "a dozen"):
+    the user's numbers too, read here apart from the app's own reader."""
+    found: set[Fraction] = set()
+    for run in _WORD_RUN.finditer(text.lower()):
+        total = current = 0
+        seen = False
+        for word in re.split(r"[\s-]+", run.group()):
+            if word in _WORD_VALUES:
+                current, seen = current + _WORD_VALUES[word], True
+            elif word in ("hundred", "thousand") and seen:
+                current *= 100 if word == "hundred" else 1000
+                if word == "thousand":
+                    total, current = total + current, 0
+            elif word == "dozen":
+                current, seen = (current or 1) * 12, True
+            elif word != "and" and seen:
+                found.add(Fraction(total + current))
+                total = current = 0
+                seen = False
+        if seen:
+            found.add(Fraction(total + current))
+    return found
+
+
 def _source_values(sources: list[str]) -> set[Fraction]:
     values: set[Fraction] = set()
+    for text in sources:
+        values.update(_word_values(text))
     for text in (_CALC_NOTE.sub("", s) for s in sources):
         values.update(Fraction(v) for _, v, _ in _numbers(text))
         values.update(Fraction(v) / 100 for _, v, percent in _numbers(text) if percent)

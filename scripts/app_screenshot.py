@@ -339,7 +339,7 @@ async def display_context_and_close(window: Any, backend: Any) -> dict[str, Any]
     closes: the page answers ui/resource-teardown and the view goes before the servers stop."""
     import shiboken6
 
-    from app.ui import app_view
+    from app.ui import app_teardown
     from app.ui.app_web import AppWebView
 
     window.controller.submit("And 4 + 5?")
@@ -366,7 +366,7 @@ async def display_context_and_close(window: Any, backend: Any) -> dict[str, Any]
     bridge = view.bridge
     window.close()
     seen["close_answered"] = await until("the page's answer", lambda: bridge.torn_down, timeout=5)
-    seen["close_views_gone"] = await app_view.wait_closed() and not shiboken6.isValid(view)
+    seen["close_views_gone"] = await app_teardown.wait_closed() and not shiboken6.isValid(view)
     return seen
 
 

@@ -35,7 +35,7 @@ def lint_copy(tmp_path: Path, violation: tuple[str, str] | None = None) -> subpr
 def test_the_unchanged_copy_keeps_every_contract(tmp_path):
     result = lint_copy(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "5 kept, 0 broken" in result.stdout
+    assert "6 kept, 0 broken" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -66,8 +66,21 @@ def test_the_unchanged_copy_keeps_every_contract(tmp_path):
             "from app.core import events",
             ".paths -> .core",
         ),
+        (
+            "No import cycles inside core, llm.local or ui",
+            "app/core/tools.py",
+            "from app.core import toolrun",
+            "No cycles are allowed in app.core.",
+        ),
     ],
-    ids=["core-imports-llm", "qt-outside-ui", "llm-imports-cli", "history-imports-mcp", "cycle"],
+    ids=[
+        "core-imports-llm",
+        "qt-outside-ui",
+        "llm-imports-cli",
+        "history-imports-mcp",
+        "cycle",
+        "module-cycle",
+    ],
 )
 def test_a_violation_fails_its_contract_naming_the_import(tmp_path, contract, module, line, reported):
     result = lint_copy(tmp_path, (module, line))

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.calculon.output import APPROX, call_formula, without_note
 from app.core.numbers import Mention, find_numbers
-from app.core.toolrun import CallRecord
+from app.core.records import CallRecord
 
 _BOUNDARY = re.compile(r"[.?!;:,]\s|[.?!;:]$|\bbut\b|\band\b|\bthen\b", re.IGNORECASE)
 _WORD = re.compile(r"[$€£]?[A-Za-z][A-Za-z'’-]*")

@@ -26,7 +26,7 @@ from app.calculon.provenance import SourcePool, answer_mentions
 from app.calculon.ranker import ranked
 from app.calculon.transcript import Transcript, names_an_operation, transcribe
 from app.core.numbers import Mention, find_numbers
-from app.core.toolrun import CallRecord
+from app.core.records import CallRecord
 from app.core.tools import USER_SOURCE, CheckResult, Source, TurnFacts, Verdict
 
 # A call written out as the answer (bare JSON, or a chat template's call markers): never an answer.

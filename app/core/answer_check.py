@@ -8,23 +8,35 @@ turn's outcome and emits ``AnswerReady``. Its counters live as long as the turn.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from app.core import events as ev
 from app.core.backend import BackendError
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
-from app.core.messages import Message
+from app.core.messages import Message, ToolSpec
+from app.core.outcome import TurnOutcome
 from app.core.prompts import REASK_TEMPLATE, calculate_reask
-from app.core.tools import CheckResult, TurnFacts, Verdict, judge_verdict
+from app.core.tools import CheckResult, Source, TurnFacts, Verdict, judge_verdict
 
-if TYPE_CHECKING:
-    from app.core.session import _Turn
+
+class CheckedTurn(Protocol):
+    """What the checks use of the running turn (app.core.session's _Turn, which makes them)."""
+
+    s: Any  # the ChatSession: its verifier, system prompt, re-ask limit and last verified result
+    messages: list[Message]
+    outcome: TurnOutcome
+    user_text: str
+    specs: tuple[ToolSpec, ...]
+
+    def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
+
+    def all_sources(self) -> list[Source]: ...
 
 
 class AnswerCheck:
     """One turn's answer checks; each kind of re-ask is bounded so a turn always ends."""
 
-    def __init__(self, turn: _Turn):
+    def __init__(self, turn: CheckedTurn):
         self.turn = turn
         self.echoes = 0
         self.reasks = 0  # answers with unbacked numbers asked again

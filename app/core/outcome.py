@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from app.core import events as ev
-from app.core.toolrun import CallRecord
+from app.core.records import CallRecord
 
 
 @dataclasses.dataclass

@@ -38,8 +38,9 @@ from app.core.backend import (
 )
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
+from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
-from app.core.toolrun import CallRecord, ToolRunner, call_label
+from app.core.toolrun import ToolRunner
 from app.core.tools import (
     USER_SOURCE,
     AnswerVerifier,

@@ -6,8 +6,6 @@ the model as an error result it can correct, and to the trace as a failed call.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -16,36 +14,6 @@ import jsonschema
 
 from app.core.messages import ToolCall
 from app.core.tools import ApprovalPolicy, ToolInfo, ToolProvider, ToolResult
-
-
-@dataclasses.dataclass(frozen=True)
-class CallRecord:
-    """One finished call, in the shape ``calculon ask --json`` reports."""
-
-    server: str
-    tool: str
-    arguments: Mapping[str, Any]
-    result: str
-    is_error: bool
-    ms: float
-
-    @property
-    def label(self) -> str:
-        return call_label(self.tool, self.arguments)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "arguments": dict(self.arguments), "ms": round(self.ms, 2)}
-
-
-def call_label(tool: str, arguments: Mapping[str, Any]) -> str:
-    """How a call is named as the source of a number: ``multiply(12, 7)``, ``evaluate("2 + 3")``."""
-    values = ", ".join(
-        str(v)
-        if isinstance(v, int | float) and not isinstance(v, bool)
-        else json.dumps(v, ensure_ascii=False)
-        for v in arguments.values()
-    )
-    return f"{tool}({values})"
 
 
 def schema_error(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:

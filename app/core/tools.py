@@ -10,10 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, Protocol, cast
 
-if TYPE_CHECKING:  # toolrun imports this module: the records are only named here
-    from app.core.toolrun import CallRecord
+from app.core.records import CallRecord
 
 
 @dataclasses.dataclass(frozen=True)

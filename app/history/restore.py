@@ -18,7 +18,7 @@ from app.core import events as ev
 from app.core.app_context import AppContext, context_messages
 from app.core.messages import Message, ToolCall
 from app.core.prompts import REASK_TEMPLATE
-from app.core.toolrun import call_label
+from app.core.records import call_label
 from app.core.tools import USER_SOURCE, Source
 
 

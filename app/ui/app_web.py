@@ -46,7 +46,7 @@ from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
 from app.core import events as ev
 from app.mcp.app_bridge import MAX_HEIGHT, AppBridge
 from app.mcp.apps import allowed_by, content_security_policy, declared_origins, with_policy
-from app.ui.app_view import tear_down
+from app.ui.app_teardown import tear_down
 
 logger = logging.getLogger(__name__)
 
@@ -239,7 +239,7 @@ class AppWebView(QWebEngineView):
 
     def teardown(self, reason: str) -> None:
         """Tell the page it is going (``ui/resource-teardown``) and go once it has answered, or
-        after a bounded wait (:func:`app.ui.app_view.tear_down`)."""
+        after a bounded wait (:func:`app.ui.app_teardown.tear_down`)."""
         tear_down(self, self.bridge, self.relay.to_page.emit, reason)
 
     def _resize_to(self, _width: float | None, height: float | None) -> None:

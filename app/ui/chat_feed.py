@@ -143,7 +143,7 @@ class ChatFeed:
 
     def close_apps(self, reason: str) -> None:
         """Before the chat is cleared or the window closes: each live app is told it is going (its
-        view waits a bounded time for its answer, app.ui.app_view.tear_down)."""
+        view waits a bounded time for its answer, app.ui.app_teardown.tear_down)."""
         for app in self._apps:
             teardown = getattr(app, "teardown", None)  # the text fallback has nothing to tell
             if teardown is not None and shiboken6.isValid(app):

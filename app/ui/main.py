@@ -28,7 +28,7 @@ from app.mcp.retrieval.meter import schema_tokens  # here, not in the handler: a
 from app.mcp.review import Review
 from app.mcp.surface import Surface
 from app.settings import Settings, load_settings
-from app.ui import app_view, surface_ui
+from app.ui import app_teardown, app_view, surface_ui
 from app.ui.ask_cards import CardUser
 from app.ui.controller import ChatController
 from app.ui.gc_guard import MainThreadCollector
@@ -99,7 +99,9 @@ async def run(
     finally:
         warm_up.cancel()
         await asyncio.gather(warm_up, return_exceptions=True)
-        await app_view.wait_closed()  # the apps' pages answer ui/resource-teardown while servers still run
+        await (
+            app_teardown.wait_closed()
+        )  # the apps' pages answer ui/resource-teardown while servers still run
         await engine.aclose()
         saved.close()
         reporter.uninstall()

@@ -115,3 +115,9 @@ def test_the_no_digit_set_has_every_kind_and_no_digit():
     kinds = {q.category for q in questions}
     assert len(questions) >= 30 and kinds == {"word", "no_math", "lookup"}
     assert all(q.expected is not None for q in questions if q.category == "word")
+
+
+def test_the_independent_check_reads_the_users_numbers_written_as_words():
+    asked = "A jar had one hundred marbles. Kim took out thirty-five and put back a dozen."
+    assert check.independent_unbacked("100 - 35 + 12 = 77", [asked, "77"]) == []
+    assert check.independent_unbacked("100 - 36 = 64", [asked, "64"]) == ["36"]

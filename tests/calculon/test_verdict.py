@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.calculon import CalculonMode
-from app.core.toolrun import CallRecord
+from app.core.records import CallRecord
 from app.core.tools import USER_SOURCE, Source, TurnFacts, Verdict
 from tests.calculon.stories import FRED, PAIGE
 

@@ -134,10 +134,16 @@ def test_a_numeric_question_forces_a_call_only_in_calculon_mode() -> None:
 
 
 def test_a_story_with_its_numbers_in_words_forces_a_call_but_one_number_word_does_not() -> None:
+    from app.calculon.worked import worked_answer
+
+    def asked(text: str) -> ModelRequest:
+        return ModelRequest("", (Message("user", text),), (NESTED,), worked=worked_answer(text))
+
     calculon = StepPolicy(strict=True)
-    story = "Twelve birds sat on a wire and five flew away. How many are left?"
-    assert forces_call(_request(Message("user", story)), calculon)
-    assert not forces_call(_request(Message("user", "Which one is the larger planet?")), calculon)
+    assert forces_call(asked("Twelve birds sat on a wire and five flew away. How many are left?"), calculon)
+    assert forces_call(asked("Tom is fourteen and his sister is twice his age. How old is she?"), calculon)
+    assert not forces_call(asked("Which one is the larger planet?"), calculon)
+    assert not forces_call(_request(Message("user", "Twelve birds and five flew away.")), calculon)
 
 
 def test_the_call_policy_can_force_every_first_step_or_none() -> None:

@@ -22,7 +22,7 @@ from app.engine import Engine
 from app.llm.scripted import ScriptedBackend
 from app.mcp.app_bridge import AppBridge
 from app.settings import Settings
-from app.ui import app_view
+from app.ui import app_teardown, app_view
 from app.ui.app_view import AppFallback, AppViews, webengine_problem
 from app.ui.bubbles import PlainBubble
 from app.ui.chat_feed import ChatFeed
@@ -143,7 +143,7 @@ def test_in_the_window_as_root_a_real_servers_app_is_read_and_shown_as_text_unde
 
 class PageStandIn(QWidget):
     """Stands in for the web view, which Qt WebEngine cannot run here (root): the same teardown
-    path (app_view.tear_down) and a real AppBridge; where the real page (tests/mcp/servers/app_ui.py)
+    path (app_teardown.tear_down) and a real AppBridge; where the real page (tests/mcp/servers/app_ui.py)
     would answer ui/resource-teardown, this answers it through the bridge a moment later, or never."""
 
     def __init__(self, bridge: AppBridge, answers: bool) -> None:
@@ -152,7 +152,7 @@ class PageStandIn(QWidget):
         self.told: list[dict[str, Any]] = []
 
     def teardown(self, reason: str) -> None:
-        app_view.tear_down(self, self.bridge, self._page_gets, reason)
+        app_teardown.tear_down(self, self.bridge, self._page_gets, reason)
 
     def _page_gets(self, text: str) -> None:
         message = json.loads(text)
@@ -199,10 +199,10 @@ def test_closing_the_window_tells_each_live_page_and_waits_a_bounded_time_for_th
         (told,) = page.told
         assert told["method"] == "ui/resource-teardown"
         assert told["params"] == {"reason": "the window is closing"}
-    assert arun(app_view.wait_closed(), timeout=10) is True
+    assert arun(app_teardown.wait_closed(), timeout=10) is True
     waited = time.monotonic() - started
     assert answering.bridge.torn_down and not silent.bridge.torn_down
-    wait_s = app_view.TEARDOWN_WAIT_MS / 1000
+    wait_s = app_teardown.TEARDOWN_WAIT_MS / 1000
     assert gone_at["answering"] - started < wait_s / 2  # it went on its answer...
     assert wait_s - 0.2 < gone_at["silent"] - started <= waited < wait_s + 1  # ...the other after its wait
-    assert arun(app_view.wait_closed(), timeout=5) is True  # nothing left to wait for
+    assert arun(app_teardown.wait_closed(), timeout=5) is True  # nothing left to wait for

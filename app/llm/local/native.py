@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import jinja2
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -42,8 +42,20 @@ from app.llm.local.syntaxes import (
     template_call_id,
 )
 
-if TYPE_CHECKING:
-    from app.llm.local.formats import ChatFormat
+
+class PlainFormat(Protocol):
+    """What a native format needs of the plain chat format it falls back on (formats.ChatFormat):
+    named here so that formats, which builds native formats, is the only one of the two to import
+    the other."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def stop(self) -> tuple[str, ...]: ...
+
+    def render(self, turns: Sequence[Turn]) -> str: ...
+
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +97,7 @@ class NativeFormat:
     native = True
 
     def __init__(
-        self, template: str, syntax: CallSyntax, plain: ChatFormat, *, bos_token: str, eos_token: str
+        self, template: str, syntax: CallSyntax, plain: PlainFormat, *, bos_token: str, eos_token: str
     ):
         self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos_token, bos_token=bos_token)
         self.syntax, self._plain = syntax, plain

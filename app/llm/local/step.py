@@ -345,7 +345,7 @@ def _never(_grammar: str) -> bool:
 def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
     """Whether this step may only call a tool: it answers a user message, tools are on
     offer, and the policy says so ("numbers": in Calculon mode, when the message has a
-    digit, or two numbers written as words, as in "Twelve birds ... five flew away";
+    digit, or two numbers in words, as in "Twelve birds ... five flew away";
     "always": every user message; "auto": never)."""
     last = request.messages[-1] if request.messages else None
     if not (request.tools and last is not None and last.role == "user"):
@@ -354,7 +354,12 @@ def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
         return True
     if not (policy.call_policy == "numbers" and policy.strict):
         return False
-    return bool(_DIGIT.search(last.text)) or len(find_numbers(last.text)) >= 2
+    if _DIGIT.search(last.text):
+        return True
+    # No digit: a calculation where Calculon reads one (request.worked) over two numbers or more,
+    # written ("twelve") or named ("twice", "a week"); "Which one ...?" has one and is no sum.
+    worked = request.worked
+    return worked is not None and len(find_numbers(last.text)) + len(worked.numbers) >= 2
 
 
 def _trim_notice(dropped: Sequence[Sequence[Message]], n_ctx: int) -> str:

@@ -16,18 +16,32 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolCall
 from app.llm.local.calls import new_call_id
 from app.llm.local.conversation import Turn
+from app.llm.local.decoder import Decoder, DecodeResult
+from app.llm.local.formats import ChatFormat
 from app.llm.local.hinted import evaluate_tool
 from app.llm.local.phases import PARAGRAPH_END, PhaseSetup
 from app.llm.local.working import expression_before
 
-if TYPE_CHECKING:
-    from app.llm.local.step import StepRunner
+
+class StepRunner(Protocol):
+    """What a worked step uses of the step runner (app.llm.local.step.StepRunner), which makes it:
+    named here so that only step imports worked_step."""
+
+    format: ChatFormat
+    decoder: Decoder
+    policy: Any  # its StepPolicy (max_tokens), named in step.py
+    last: DecodeResult | None
+
+    def _tokens(self, text: str) -> list[int]: ...
+
+    def _stop_notices(self, result: DecodeResult) -> list[str]: ...
+
 
 logger = logging.getLogger(__name__)
 EQUALS = "="

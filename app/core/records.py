@@ -1,0 +1,42 @@
+"""A finished tool call as the turn records it, and how a call is named as a number's source.
+
+Its own module so that :mod:`app.core.tools` (the verdict's facts) and
+:mod:`app.core.toolrun` (which makes the records) both import it, and neither the other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class CallRecord:
+    """One finished call, in the shape ``calculon ask --json`` reports."""
+
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    result: str
+    is_error: bool
+    ms: float
+
+    @property
+    def label(self) -> str:
+        return call_label(self.tool, self.arguments)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "arguments": dict(self.arguments), "ms": round(self.ms, 2)}
+
+
+def call_label(tool: str, arguments: Mapping[str, Any]) -> str:
+    """How a call is named as the source of a number: ``multiply(12, 7)``, ``evaluate("2 + 3")``."""
+    values = ", ".join(
+        str(v)
+        if isinstance(v, int | float) and not isinstance(v, bool)
+        else json.dumps(v, ensure_ascii=False)
+        for v in arguments.values()
+    )
+    return f"{tool}({values})"
