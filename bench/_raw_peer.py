@@ -82,7 +82,9 @@ class RawPeer:
             found = read_calls(text)
             if not found:
                 return RawRun(strip_calls(text), calls, time.perf_counter() - started)
-            messages.append({"role": "assistant", "content": text})
+            # As llama-server keeps a call it parsed: in the message's tool_calls, which the
+            # template renders in the model's own call format, not as the text it happened to write.
+            messages.append({"role": "assistant", "content": "", "tool_calls": _tool_calls(found)})
             for name, arguments in found:
                 calls.append(f"{name}({json.dumps(arguments)})")
                 messages.append({"role": "tool", "content": await self._run(name, arguments)})
@@ -99,6 +101,13 @@ class RawPeer:
         except MCPError as exc:  # reported back to the model, as a host would
             return f"Error: {exc}"
         return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+def _tool_calls(found: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": arguments}}
+        for i, (name, arguments) in enumerate(found)
+    ]
 
 
 def _function(name: str, description: str, schema: Any) -> dict[str, Any]:

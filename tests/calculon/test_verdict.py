@@ -176,3 +176,10 @@ def test_an_answer_whose_own_working_comes_to_another_value_is_not_verified():
     assert right.kind == "verified"
     calls = [call("evaluate", {"expression": "3 + 4 * 5"}, "23")]
     assert verdict("What is 3 + 4 * 5?", calls, "3 + 4 × 5 = 23.").kind == "verified"
+
+
+def test_an_answer_whose_only_call_failed_is_never_verified():
+    asked = "List the files in /tmp/work/task1."
+    failed = [call("list_directory", {"path": "/tmp/work/task/rt"}, "Access denied: outside the roots", True)]
+    for said in ("I'm sorry, but I can't access that directory.", "The folder has 3 files.", "Done."):
+        assert verdict(asked, failed, said).kind != "verified", said

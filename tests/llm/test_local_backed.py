@@ -119,3 +119,30 @@ def _step_after_prefill(request: ModelRequest) -> DecodeResult | None:
             await backend.aclose()
 
     return asyncio.run(prefill_then_step())
+
+
+def test_digits_inside_a_string_argument_are_the_strings_while_number_fields_stay_backed(smol):
+    from app.core.messages import ToolSpec
+    from app.llm.local.syntaxes import HERMES
+    from tests.llm.grammar_check import accepts
+
+    listing = ToolSpec(
+        "list_directory", "List a folder.", {"type": "object", "properties": {"path": {"type": "string"}}}
+    )
+    forms = backed_forms(["List the files in my reports folder, then multiply 12 by 7."])
+    tools = (*calculator_tools(), listing)
+    grammar = build_step_grammar(tools, forced=True, thinks=False, forms=forms, syntax=HERMES).decide
+
+    def call(body: str) -> str:
+        return f"<tool_call>\n{body}\n</tool_call>"
+
+    assert accepts(
+        smol.runner.model, grammar, call('{"name": "list_directory", "arguments": {"path": "/srv/task1"}}')
+    )
+    assert accepts(
+        smol.runner.model, grammar, call('{"name": "list_directory", "arguments": {"path": "q3-2026"}}')
+    )
+    assert accepts(smol.runner.model, grammar, call('{"name": "multiply", "arguments": {"a": 12, "b": 7}}'))
+    assert not accepts(
+        smol.runner.model, grammar, call('{"name": "multiply", "arguments": {"a": 13, "b": 7}}')
+    )

@@ -161,19 +161,21 @@ def result_units(text: str) -> frozenset[str]:
 
 
 def argument_rules(forms: BackedForms) -> list[str]:
-    """The converter's ``number``, ``integer`` and ``string`` primitives over backed numbers."""
+    """The converter's ``number`` and ``integer`` primitives over backed numbers, and its ``string``
+    left free: digits inside a path, a name, a date or an identifier ("task1", "2026-12-04") are
+    the string's, never a number to bend to a backed one (a model wrote "task1" as "task/rt"
+    when they were). A string the tool reads as arithmetic is held apart (:func:`_class_string`),
+    and the answer's numbers are checked whatever the arguments were."""
     return [
         f"calculon-jnum ::= {_alternatives(forms.json)}",
         f"calculon-anum ::= {_alternatives(forms.arguments)}",
         f"calculon-jint ::= {_alternatives(forms.integers)}",
         "number ::= calculon-jnum space",
         "integer ::= calculon-jint space",
-        'string ::= "\\"" calculon-sbody "\\"" space',
-        # A digit may follow a letter (m3, H2O): the checker reads those as part of a word.
-        "calculon-sbody ::= (calculon-schar | [A-Za-z] [0-9]+ | calculon-anum calculon-safter)*"
-        " calculon-anum?",
-        'calculon-schar ::= [^"\\\\0-9\\x00-\\x1f] | "\\\\" ["\\\\/bfnrt]',
-        'calculon-safter ::= [^"\\\\0-9.,\\x00-\\x1f] | [.,] [^"\\\\0-9\\x00-\\x1f]',
+        'string ::= "\\"" calculon-schar* "\\"" space',
+        'calculon-schar ::= [^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" calculon-hex calculon-hex'
+        " calculon-hex calculon-hex)",
+        "calculon-hex ::= [0-9a-fA-F]",
     ]
 
 
