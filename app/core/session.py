@@ -223,16 +223,17 @@ class _Turn:
                 Message("assistant", step.text, tuple(step.calls), provider_data=step.done.provider_data)
             )
             calls = step.calls or self._written_calls(step.text, step_no)
-            if calls and all(call.inline for call in calls):
+            inline = bool(calls) and all(call.inline for call in calls or ())
+            if inline:
                 self.worked.append(step.text)  # the answer goes on after these results: not a round
                 if len(self.worked) > MAX_INLINE_CALLS:
                     raise BackendError(INLINE_FAILURE, category="rounds")
             else:
                 rounds += 1
-            if calls is not None and not all(call.inline for call in calls):
-                self.worked.clear()
-                self.inserted.clear()
             if calls is not None:  # none ([]): a call written as text was refused; the model asks again
+                if calls and not inline:  # a call of its own ends any worked answer begun
+                    self.worked.clear()
+                    self.inserted.clear()
                 for call in calls:
                     await self._call(call)
                 continue
