@@ -135,5 +135,14 @@ def read_calls(text: str) -> list[tuple[str, Any]]:
     return calls
 
 
+_WRITTEN = re.compile(r'"name"\s*:\s*"[^"]*"\s*,\s*"(?:arguments|parameters)"\s*:')
+
+
+def written_call(answer: str) -> bool:
+    """Whether the answer is a call written as text (one the parser could not run): its numbers
+    are a call's arguments, not a result, so it never counts as right."""
+    return bool(_WRITTEN.search(answer))
+
+
 def strip_calls(text: str) -> str:
     return _BLOCK.sub("", text).strip()

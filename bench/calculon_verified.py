@@ -206,14 +206,17 @@ async def _peer_for(model: str, gguf: str) -> Any:
 
 
 async def _peer_ask(raw: Any, question: Question) -> Run:
+    from bench._raw_peer import written_call
+
     found = await raw.ask(question.text)
     calls = found.calls
+    right = not written_call(found.answer) and is_correct(question, found.answer, len(calls))
     return Run(
         question.text,
         question.category,
         found.answer,
         None,
-        is_correct(question, found.answer, len(calls)),
+        right,
         calls,
         found.seconds,
         found.error,

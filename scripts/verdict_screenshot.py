@@ -39,7 +39,7 @@ async def shoot(app: QApplication, out: Path, servers_path: Path) -> Path:
     settings = Settings(strict=True, backend="local")
     engine = Engine.from_settings(settings, servers_path=servers_path)
     window = build_window(engine, settings)
-    window.resize(1440, 900)
+    window.resize(1280, 800)  # the size the trace must read at (issue 37)
     window.show()
     try:
         await prepare(engine, window)

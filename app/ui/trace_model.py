@@ -22,11 +22,18 @@ NodeRole = Qt.ItemDataRole.UserRole + 1
 CONTAINER_KINDS = ("turn", "step")  # every other node is a leaf, and says so to spare the view
 
 # Roles arrive as plain ints; the view asks for about eight per cell on every paint.
-_DISPLAY, _FOREGROUND, _TOOLTIP = (
-    int(r) for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole)
+_DISPLAY, _FOREGROUND, _TOOLTIP, _ALIGN = (
+    int(r)
+    for r in (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+    )
 )
 _NODE = int(NodeRole)
-_ANSWERED_ROLES = frozenset((_DISPLAY, _FOREGROUND, _TOOLTIP, _NODE))
+_ANSWERED_ROLES = frozenset((_DISPLAY, _FOREGROUND, _TOOLTIP, _ALIGN, _NODE))
+_DURATION_ALIGN = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)  # digits line up
 _BRANCH_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _LEAF_FLAGS = _BRANCH_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
 
@@ -111,8 +118,10 @@ class TraceModel(QAbstractItemModel):
             return _cell(node, index.column())
         if role == _FOREGROUND:
             return _foreground(node, index.column())
-        if role == _TOOLTIP:
-            return node.label if index.column() == 0 else None
+        if role == _TOOLTIP:  # the whole text of a cell the column's width cut short
+            return node.label if index.column() == 0 else (_cell(node, index.column()) or None)
+        if role == _ALIGN:
+            return _DURATION_ALIGN if index.column() == 3 else None
         return node
 
     def _children(self, parent: AnyIndex) -> list[TraceNode]:

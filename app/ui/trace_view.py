@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QHeaderView, QMenu, QPlainTextEdit, QSplitter, QTr
 from app.core.trace import TraceStore
 from app.ui.trace_model import TraceModel
 
+MIN_TOOL_WIDTH = 96
+
 
 class TraceTree(QTreeView):
     """A tree whose Copy key copies the node's details rather than its label.
@@ -47,13 +49,17 @@ class TraceView(QWidget):
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header = self.tree.header()
         header.setStretchLastSection(False)
-        # Fixed starting widths: sizing to contents would visit every row of a long trace. The
-        # nested "Step" column keeps its width and "Server.tool" takes what is left: a narrow
-        # panel cut the steps to "T…" and left their children blank.
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 150), (2, 48), (3, 72)):
+        # The nested "Step" column, which holds the sentences ("Turn 2: What is 15% of 240...",
+        # "Check 1: every number..."), takes what is left; "Server.tool" starts narrow and grows
+        # to each call's name as calls arrive (sizing to contents would visit every row of a
+        # long trace); status and duration are short. At 1280x800 a fixed 150-pixel step column
+        # cut every label to "Turn 1: A crate hol...".
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((1, MIN_TOOL_WIDTH), (2, 56), (3, 72)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(column, width)
+        self._following = True  # the latest call is selected as it happens, until the user picks
+        self._moving = False
         self.details = QPlainTextEdit(self)
         self.details.setReadOnly(True)
         self.details.setPlaceholderText("Select a node to see its arguments, result and timing.")
@@ -70,6 +76,7 @@ class TraceView(QWidget):
 
     def set_store(self, store: TraceStore) -> None:
         self.details.clear()
+        self._following = True
         self.model.set_store(store)
         self.tree.expandToDepth(0)
 
@@ -88,17 +95,45 @@ class TraceView(QWidget):
         self.cancel_action.triggered.connect(self._cancel_selected)
 
     def _connect(self) -> None:
-        self.tree.selectionModel().currentChanged.connect(lambda current, _previous: self._show(current))
+        self.tree.selectionModel().currentChanged.connect(lambda current, _previous: self._picked(current))
         self.tree.customContextMenuRequested.connect(self._menu)
         self.model.rowsInserted.connect(self._follow)
         self.model.dataChanged.connect(self._refresh)
 
     def _follow(self, parent: QModelIndex, first: int, last: int) -> None:
-        """Keep the running turn open; fold the previous turn away when a new one starts."""
+        """Keep the running turn open; fold the previous turn away when a new one starts. Each
+        new tool call is selected, so its arguments and result show below as they arrive,
+        unless the user has picked a node in this turn."""
         if parent.isValid():
             self.tree.expand(parent)
-        elif first > 0:
-            self.tree.collapse(self.model.index(first - 1, 0))
+        else:
+            self._following = True
+            if first > 0:
+                self.tree.collapse(self.model.index(first - 1, 0))
+        for row in range(first, last + 1):
+            index = self.model.index(row, 0, parent)
+            node = self.model.node(index)
+            if node is None or node.kind != "tool_call":
+                continue
+            self._fit_tool_column(node.label)
+            if self._following:
+                self._moving = True
+                try:
+                    self.tree.setCurrentIndex(index)
+                finally:
+                    self._moving = False
+
+    def _fit_tool_column(self, label: str) -> None:
+        header = self.tree.header()
+        wanted = self.tree.fontMetrics().horizontalAdvance(label) + 16
+        widest = max(MIN_TOOL_WIDTH, self.tree.viewport().width() // 3)
+        if wanted > header.sectionSize(1):
+            header.resizeSection(1, min(wanted, widest))
+
+    def _picked(self, current: QModelIndex) -> None:
+        if not self._moving:
+            self._following = False  # the user chose a node: leave it where they put it
+        self._show(current)
 
     def _show(self, index: QModelIndex) -> None:
         node = self.model.node(index)

@@ -121,3 +121,16 @@ def test_the_independent_check_reads_the_users_numbers_written_as_words():
     asked = "A jar had one hundred marbles. Kim took out thirty-five and put back a dozen."
     assert check.independent_unbacked("100 - 35 + 12 = 77", [asked, "77"]) == []
     assert check.independent_unbacked("100 - 36 = 64", [asked, "64"]) == ["36"]
+
+
+def test_the_raw_peers_call_written_as_text_is_read_as_a_call_not_an_answer():
+    from bench._raw_peer import read_calls, written_call
+
+    # The peer's own text as seen on Qwen2.5-Coder-1.5B: doubled braces no parser runs.
+    doubled = '{{"name": "subtract", "arguments": {"a": 4, "b": 3}}'
+    assert read_calls(doubled) == []
+    assert written_call(doubled)
+    assert read_calls('<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>') == [
+        ("add", {"a": 1, "b": 2})
+    ]
+    assert not written_call("He has 3 more action figures than books.")

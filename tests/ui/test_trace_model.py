@@ -141,3 +141,40 @@ def test_a_servers_log_lines_during_its_call_are_kept_on_the_calls_node(qtbot):
     node = next(n for n in store.walk() if n.kind == "tool_call")
     assert node.data["logs"] == ["[warning] disk nearly full"]
     assert '"logs"' in node.details()
+
+
+def test_the_latest_call_is_shown_as_it_happens_until_the_user_picks_a_node(qtbot):
+    store = TraceStore()
+    view = TraceView(store)
+    qtbot.addWidget(view)
+    view.resize(520, 700)
+    view.show()
+    for event in a_turn("t1")[:6]:
+        store.apply(event)
+    assert "calc.add" in view.details.toPlainText() and '"a": 1' in view.details.toPlainText()
+    turn = view.model.index(0, 0)
+    view.tree.setCurrentIndex(turn)  # the user looks at the turn instead
+    second = {"call_id": "t1-2", "server": "calc", "tool": "multiply", "arguments": {"a": 3, "b": 4}}
+    store.apply(ev.ToolCallStarted(turn_id="t1", **second))
+    assert view.tree.currentIndex() == turn  # left where they put it
+    for event in a_turn("t2")[:5]:  # a new turn follows its calls again
+        store.apply(event)
+    assert view.model.node(view.tree.currentIndex()).kind == "tool_call"
+
+
+def test_every_label_fits_its_column_in_a_trace_panel_at_1280x800(qtbot):
+    store = TraceStore()
+    view = TraceView(store)
+    qtbot.addWidget(view)
+    view.resize(500, 700)  # the trace panel's width in a 1280x800 window
+    view.show()
+    store.apply(ev.TurnStarted(turn_id="t1", text="What is 15% of 240, plus 7?"))
+    call = {"call_id": "t1-1", "server": "calculator", "tool": "multiply", "arguments": {"a": 240, "b": 0.15}}
+    store.apply(ev.StepStarted(turn_id="t1", step=1))
+    store.apply(ev.ToolCallStarted(turn_id="t1", **call))
+    metrics, header = view.tree.fontMetrics(), view.tree.header()
+    turn = view.model.index(0, 0)
+    assert header.sectionSize(0) >= metrics.horizontalAdvance(view.model.data(turn)) + view.tree.indentation()
+    assert header.sectionSize(1) >= metrics.horizontalAdvance("calculator.multiply")
+    duration = view.model.index(0, 3, view.model.index(0, 0, turn))
+    assert view.model.data(duration, Qt.ItemDataRole.TextAlignmentRole) & int(Qt.AlignmentFlag.AlignRight)
