@@ -21,7 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from fractions import Fraction
 
+from bench._calculon_check import states_result
 from bench._doc import load_average, parser, write_subsection
 
 FIRST = "What is 12 times 7?"
@@ -38,10 +40,6 @@ def _ask(env: dict[str, str], *args: str) -> tuple[float, str]:
     except ValueError:
         answer = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
     return seconds, answer
-
-
-def _states(answer: str, value: int) -> bool:
-    return str(value) in answer.replace(",", "")
 
 
 def run(turns: int) -> dict[str, object]:
@@ -61,7 +59,7 @@ def run(turns: int) -> dict[str, object]:
                 total += turn
                 seconds, answer = _ask(env, f"Now add {turn} to that.", "--continue")
             chain.append(seconds)
-            right += _states(answer, total)
+            right += states_result(answer, Fraction(total), FIRST if turn == 1 else f"Now add {turn}")
             print(f"turn {turn}: {seconds:.2f}s (fresh {fresh[-1]:.2f}s) {answer[:90]!r}", flush=True)
     early = statistics.median(chain[1:4])
     late = statistics.median(chain[-3:])
