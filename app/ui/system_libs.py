@@ -220,6 +220,18 @@ def window_problem(environ: Mapping[str, str] = os.environ) -> str | None:
     return None
 
 
+def x11_window_problem() -> str | None:
+    """Why a real X11 window (with Qt WebEngine where installed) cannot start here; None when it can.
+
+    For callers that choose X11 themselves (screenshots under Xvfb), whatever DISPLAY says.
+    """
+    pyside = pyside_dir()
+    if pyside is None or not xcb_plugin(pyside).is_file():
+        return "PySide6's xcb platform plugin is not installed"
+    missing = unloadable(window_binaries(pyside))
+    return describe(missing) if missing else None
+
+
 def packages_for(missing: Iterable[Library]) -> list[str]:
     return sorted({library.package for library in missing if library.package})
 

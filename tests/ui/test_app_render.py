@@ -2,7 +2,8 @@
 
 Chromium's sandbox refuses root and Calculon never turns it off, so as root the window runs as
 ``nobody`` (scripts/app_screenshot.py does that through scripts/unprivileged.py); skipped, with
-the reason, where there is no such user, no user namespaces or no xvfb-run. The page connects,
+the reason, where there is no such user, no user namespaces, no xvfb-run or not the X libraries
+Qt's xcb plugin loads (named, with the apt-get line). The page connects,
 gets the call's input and result, calls a tool through the host (asked for approval in the chat
 like the model's calls), reaches the origin it declared and nothing else (not by fetch, image,
 beacon, popup or navigation), reads no file, and reports its size, which the view follows; a
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from app.ui import system_libs
 from scripts import unprivileged
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,6 +36,9 @@ def why_skip() -> str | None:
         return "PySide6-Addons (Qt WebEngine) is not installed"
     if shutil.which("xvfb-run") is None:
         return "xvfb-run is not installed"
+    problem = system_libs.x11_window_problem()
+    if problem is not None:  # Xvfb alone is not enough: Qt's xcb plugin aborts without these
+        return problem
     return unprivileged.why_not() if os.geteuid() == 0 else None
 
 

@@ -95,3 +95,11 @@ def test_the_window_exits_with_3_naming_the_library_and_package_instead_of_qts_a
     assert "libxcb-cursor.so.0 (file too short)" in run.stderr
     assert "sudo apt-get install -y libxcb-cursor0" in run.stderr
     assert "Qt platform plugin" not in run.stderr and "could not connect" not in run.stderr.lower()
+
+
+def test_a_real_x11_window_is_refused_ahead_naming_what_xvfb_alone_does_not_bring(tmp_path, monkeypatch):
+    # The screenshot under Xvfb picks X11 itself, so DISPLAY and QT_QPA_PLATFORM are not asked.
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(broken_library_env(tmp_path / "lib")["LD_LIBRARY_PATH"]))
+    problem = system_libs.x11_window_problem()
+    assert problem is not None and "libxcb-cursor.so.0 (file too short)" in problem
+    assert "libxcb-cursor0" in problem
