@@ -8,8 +8,12 @@ benchmarks can share one section.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 
@@ -72,6 +76,14 @@ def publish(heading: str, body: str, *, write: bool) -> int:
     if write:
         write_subsection(heading, body)
     return 0
+
+
+def dump_runs(path: Path | None, results: Sequence[tuple[dict[str, str], Sequence[Any]]]) -> None:
+    """Every run of every result as JSON at ``path`` (none: nothing), each result's labels beside its runs."""
+    if path is None:
+        return
+    dump = [{**labels, "runs": [dataclasses.asdict(run) for run in runs]} for labels, runs in results]
+    path.write_text(json.dumps(dump, indent=1, ensure_ascii=False))
 
 
 def load_average() -> str:

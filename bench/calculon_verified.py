@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import _calculon_report as report
+from bench import _doc
 from bench._calculon_check import independent_unbacked, says_impossible, states_result
 from bench._calculon_questions import Question
 from bench._calculon_sets import SETS, questions_of
@@ -296,12 +297,7 @@ def main() -> int:
             results.append(report.Result(label, name, runs, cold, peer or []))
     text = report.report(results, "python -m bench calculon_verified " + " ".join(sys.argv[1:]))
     print("\n" + text)
-    if args.json:
-        dump = [
-            {"model": r.label, "set": r.name, "runs": [dataclasses.asdict(x) for x in r.runs]}
-            for r in results
-        ]
-        args.json.write_text(json.dumps(dump, indent=1, ensure_ascii=False))
+    _doc.dump_runs(args.json, [({"model": r.label, "set": r.name}, r.runs) for r in results])
     if args.backend == "local" and not args.no_write:
         report.write(HEADING, results, text)
     return 1 if any(figures(r.runs)["leaked"] for r in results) else 0
