@@ -186,7 +186,8 @@ def states_number(answer: str, expected: Decimal | int | str, tolerance: str = "
     return any(abs(n - want) <= Decimal(tolerance) for n in numbers_in(answer))
 
 
-_TIME = re.compile(r"\b(\d{1,2})(?:[:.h](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?", re.IGNORECASE)
+# A time stands alone or after an ISO date's "T" ("2026-12-05T01:06:57"); "+09:00" is an offset.
+_TIME = re.compile(r"(?:\b|(?<=\dT))(?<!\+)(\d{1,2})(?:[:.h](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?", re.IGNORECASE)
 
 
 def times_in(text: str) -> list[tuple[int, int]]:

@@ -67,19 +67,26 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
 INLINE_DIGITS = 4  # decimals of an inexact result as the working writes it ("≈ 9.6667")
 # What the converter or the clock answers in one call, not a story to work out.
 _OTHER_TOOL = re.compile(
-    r"\b(?:convert|conversion|what time is it|time zones?|timezone|utc|gmt|o'clock|clock)\b"
+    r"\b(?:convert|conversion|what time|time zones?|timezone|utc|gmt|o'clock|clock)\b"
     r"|\bin (?:km|kilometers|kilometres|miles|meters|metres|feet|inches|cm|celsius|fahrenheit|kelvin)\b",
     re.IGNORECASE,
 )
 
 
 def worked_answer(asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | None:
-    """The worked format for ``asked``, where it asks for a calculation: a number (in digits or
-    words) or an operation named, and not a conversion or a clock's question, which the converter
-    or the clock answer in one call."""
+    """The worked format for ``asked``, where it asks for a calculation on numbers it gives: two
+    or more (in digits, in words or named, as "twice" or "a dozen"), and not a conversion or a
+    clock's question, which the converter or the clock answer in one call.
+
+    A question whose numbers are somewhere else ("How many lines does notes.txt have?", "Add up
+    the prices in prices.csv") is not worked: the working can only call the calculator, and
+    those numbers come from another tool first (0 of 21 such tasks got done while it was).
+    """
     if _OTHER_TOOL.search(asked) or not (find_numbers(asked) or names_an_operation(asked)):
         return None
     numbers = tuple(plain_number(value) for value, _ in implied_numbers(asked))
+    if len(find_numbers(asked)) + len(numbers) < 2:
+        return None
     return WorkedAnswer(INSTRUCTION, EXAMPLES, numbers, inserted)
 
 

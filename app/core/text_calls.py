@@ -10,12 +10,16 @@ Recognised: the whole reply as one JSON object (or a list of them) with ``name``
 ``arguments`` (or ``parameters``, Llama 3.1's key), optionally fenced in a code block, or
 behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]`` with a JSON list or
 ``name[ARGS]{...}``, Llama 3.1
-``<|python_tag|>``, Granite 3 ``<|tool_call|>``), after any prose; and Gemma 4's own
-``<|tool_call>call:name{key:<|"|>text<|"|>}<tool_call|>``, which is not JSON.
+``<|python_tag|>``, Granite 3 ``<|tool_call|>``), after any prose; Gemma 4's own
+``<|tool_call>call:name{key:<|"|>text<|"|>}<tool_call|>``, which is not JSON; and a call
+written as Python, ``get_time(timezone="Asia/Tokyo")``, where the whole reply (or its fenced
+block) is such calls to offered tools, one a line, with literal arguments: read with ``ast``,
+never evaluated.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import re
@@ -86,6 +90,8 @@ def calls_in_text(text: str, tools: Sequence[ToolSpec]) -> TextCalls | None:
     """The calls written in ``text``, or None where it is not a call."""
     prose, bodies = _split(text.strip())
     if not bodies:
+        bodies = _python(text.strip(), tools)
+    if not bodies:
         return None
     calls = [_checked(body, tools) for body in bodies]
     return TextCalls(prose, tuple(calls))
@@ -122,6 +128,43 @@ def _bodies(text: str) -> list[Mapping[str, Any]]:
     if not items or not all(_is_call(item) for item in items):
         return []
     return [_unwrapped(item) for item in items]
+
+
+def _python(text: str, tools: Sequence[ToolSpec]) -> list[Mapping[str, Any]]:
+    """Calls written as Python (``name(key=value)``), one a line, to offered tools, else none.
+
+    Only the offered names count, so prose that happens to read as a call ("f(x)") is no call;
+    a single positional argument goes to a tool's only property.
+    """
+    fenced = _FENCE.match(text)
+    lines = [line.strip() for line in (fenced.group(1) if fenced else text).splitlines() if line.strip()]
+    specs = {tool.name: tool for tool in tools}
+    bodies: list[Mapping[str, Any]] = []
+    for line in lines:
+        try:
+            node = ast.parse(line, mode="eval").body
+        except SyntaxError:
+            return []
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in specs):
+            return []
+        arguments = _python_arguments(node, specs[node.func.id])
+        if arguments is None:
+            return []
+        bodies.append({"name": node.func.id, "arguments": arguments})
+    return bodies
+
+
+def _python_arguments(node: ast.Call, spec: ToolSpec) -> dict[str, Any] | None:
+    properties = list((spec.input_schema.get("properties") or {}).keys())
+    if len(node.args) > (1 if len(properties) == 1 else 0) or any(k.arg is None for k in node.keywords):
+        return None
+    try:
+        arguments = {str(k.arg): ast.literal_eval(k.value) for k in node.keywords}
+        if node.args:
+            arguments[properties[0]] = ast.literal_eval(node.args[0])
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return None
+    return arguments
 
 
 def _named(text: str) -> list[Mapping[str, Any]]:

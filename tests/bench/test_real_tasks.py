@@ -76,6 +76,7 @@ def test_numbers_and_clock_times_are_read_as_people_write_them():
     assert not ws.states_number("The total is 15.75.", "15.74")
     assert ws.times_in("at 2:30 pm, 14h05 or 9 am; page 7") == [(14, 30), (14, 5), (9, 0)]
     assert ws.times_in("12:15 a.m.") == [(0, 15)]
+    assert ws.times_in("It is 2026-12-05T01:06:57+09:00 in Tokyo.") == [(1, 6)]  # the clock's ISO form
 
 
 def test_a_call_written_as_text_fails_its_task_whatever_its_numbers():

@@ -42,6 +42,8 @@ def test_every_format_a_model_writes_is_read_as_the_same_call() -> None:
         '<|python_tag|>{"name": "evaluate", "parameters": {"expression": "51 / 3"}}',  # Llama 3.1
         f"```json\n{body}\n```",
         f"```\n{body}\n```",
+        'evaluate(expression="51 / 3")',  # as Python, seen from Qwen2.5-Coder
+        "```python\nevaluate('51 / 3')\n```",  # positional, to the tool's only property
         json.dumps({"type": "function", "function": {**CALL, "arguments": json.dumps(CALL["arguments"])}}),
     ]
     for text in texts:
@@ -81,6 +83,9 @@ def test_answers_that_only_look_like_calls_are_answers() -> None:
         '{"name": "Bob", "age": 17}',  # no arguments: data the user may have asked for
         "The result is {17}.",
         f"I would call {json.dumps(CALL)} here, and the answer is 17.",
+        'solve(expression="51 / 3")',  # Python, but no offered tool of that name
+        "evaluate(expression=__import__('os').getcwd())",  # not a literal: never evaluated
+        'The answer is evaluate(expression="51 / 3").',
         "",
     ):
         assert calls_in_text(text, TOOLS) is None, text

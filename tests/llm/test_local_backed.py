@@ -146,3 +146,54 @@ def test_digits_inside_a_string_argument_are_the_strings_while_number_fields_sta
     assert not accepts(
         smol.runner.model, grammar, call('{"name": "multiply", "arguments": {"a": 13, "b": 7}}')
     )
+
+
+def test_a_number_field_may_take_what_its_tools_schema_names_and_nothing_invented(smol):
+    # git_log's optional max_count (default 10): with no number in the user's words the model
+    # once wrote the key and then had no value the grammar allowed, and decoding died.
+    from app.core.messages import ToolSpec
+    from app.llm.local.backed import with_schema_numbers
+    from app.llm.local.syntaxes import HERMES
+    from tests.llm.grammar_check import accepts
+
+    log = ToolSpec(
+        "git_log",
+        "Show the commit logs.",
+        {
+            "type": "object",
+            "properties": {
+                "repo_path": {"type": "string"},
+                "max_count": {"type": "integer", "default": 10},
+                "order": {"type": "string", "enum": ["7", "oldest"]},
+            },
+            "required": ["repo_path"],
+        },
+    )
+    tools = (*calculator_tools(), log)
+    forms = with_schema_numbers(
+        backed_forms(["How many commits are in the repository at /srv/shop?"]),
+        [t.input_schema for t in tools],
+    )
+    grammar = build_step_grammar(tools, forced=True, thinks=False, forms=forms, syntax=HERMES).decide
+
+    def call(arguments: str, name: str = "git_log") -> str:
+        return f'<tool_call>\n{{"name": "{name}", "arguments": {arguments}}}\n</tool_call>'
+
+    model = smol.runner.model
+    assert accepts(model, grammar, call('{"repo_path": "/srv/shop", "max_count": 10}'))
+    assert not accepts(model, grammar, call('{"repo_path": "/srv/shop", "max_count": 11}'))
+    assert not accepts(model, grammar, call('{"a": 10, "b": 2}', name="multiply"))  # the schema's, not yours
+    assert "10" not in forms.text  # nor the answer's
+
+
+def test_an_answer_may_number_its_steps_but_not_invent_a_number(smol):
+    from app.llm.local.schema_grammar import answer_only
+    from tests.llm.grammar_check import accepts
+
+    forms = backed_forms(["Add up the prices in prices.csv.", "apples,1.20\npears,2.30"])
+    grammar = answer_only(forms).decide
+    model = smol.runner.model
+    steps = "To add them up, I will:\n1. Read the file.\n2. Add 1.20 and 2.30."
+    assert accepts(model, grammar, steps, special=False)
+    invented = "To add them up:\n1. Read the file.\n2. The total is 4."
+    assert not accepts(model, grammar, invented, special=False)

@@ -290,13 +290,28 @@ def test_a_call_written_where_none_may_be_made_ends_the_reply() -> None:
     assert "".join(c.text for c in seen).strip() == "38 - 9 = 38. Call it:"  # type: ignore[attr-defined]
 
 
-def test_a_calculon_mode_answer_ends_at_its_first_blank_line() -> None:
+def _answer_phases(question: str) -> tuple[Phases, list[object]]:
+    """Phases of a Calculon-mode answer (its backed grammar) to ``question``, and what they show."""
     seen: list[object] = []
-    grammar = answer_only(backed_forms(["What is 134 divided by 0?"]))
+    grammar = answer_only(backed_forms([question]))
     phases = Phases(
         PhaseSetup(grammar, stops_for(ChatMLFormat()), False), seen.append, lambda text: _NoGrammar()
     )  # type: ignore[arg-type,return-value]
+    return phases, seen
+
+
+def test_a_calculon_mode_answer_ends_at_its_first_blank_line() -> None:
+    phases, seen = _answer_phases("What is 134 divided by 0?")
     pieces = ("134 cannot be divided by zero.", "\n", "\nThe error message is:")
     assert [phases.feed(p) for p in pieces] == [False, False, True]
     assert "".join(c.text for c in seen) == "134 cannot be divided by zero."  # type: ignore[attr-defined]
+    assert phases.stopped_on_text
+
+
+def test_a_blank_line_after_an_announcing_colon_does_not_end_a_calculon_mode_answer() -> None:
+    phases, seen = _answer_phases("Add up the prices in prices.csv.")
+    pieces = ("To add them up:", "\n\n", "1. Read the file.", "\n\nThat is all:")
+    assert [phases.feed(p) for p in pieces] == [False, False, False, True]
+    shown = "".join(c.text for c in seen)  # type: ignore[attr-defined]
+    assert shown == "To add them up:\n\n1. Read the file."
     assert phases.stopped_on_text

@@ -133,13 +133,15 @@ def test_a_hermes_call_is_read_tagged_bare_or_fenced_up_to_its_end() -> None:
         assert json.loads(phases.call_text) == {"name": "add", "arguments": {"a": 1, "b": 2}}
 
 
-def test_auto_gives_the_native_format_outside_calculon_mode_only() -> None:
-    def native(**options: object) -> bool:
-        return LocalModel(LocalOptions(**options), lambda: None)._native()  # type: ignore[arg-type]
+def test_auto_gives_the_native_format_outside_calculon_mode_and_in_it_from_a_billion_parameters() -> None:
+    def native(parameters: int = 500_000_000, **options: object) -> bool:
+        model = LocalModel(LocalOptions(**options), lambda: None)  # type: ignore[arg-type]
+        return model._native(parameters)
 
     assert native(strict=False) and not native(strict=True)
+    assert native(1_540_000_000, strict=True)  # Qwen2.5-Coder-1.5B: as right either way, tasks in its own
     assert native(strict=True, tool_format="native")
-    assert not native(strict=False, tool_format="calculon")
+    assert not native(1_540_000_000, strict=False, tool_format="calculon")
 
 
 class _NoGrammar:

@@ -320,3 +320,24 @@ def test_an_answer_never_writes_a_tool_call_out_as_json(smol):
         assert not accepts(smol, grammar, called, prefix=True)
         assert not accepts(smol, grammar, 'Here it is: {"name": "evaluate"', prefix=True)
     assert accepts(smol, after_result, "The answer is 84.") and accepts(smol, free, "It is 84.")
+
+
+def test_only_tools_that_take_quantities_are_held_to_the_users_numbers() -> None:
+    from app.llm.local.typed import field_kinds, takes_operands
+
+    def text(description: str) -> dict[str, str]:
+        return {"type": "string", "description": description}
+
+    def takes(properties: dict[str, dict[str, str]]) -> bool:
+        schema = {"type": "object", "properties": properties, "required": list(properties)}
+        fields = field_kinds(schema)
+        return fields is not None and takes_operands(schema, fields)
+
+    quantity = text("The amount with its unit, as written: '144 miles'.")
+    assert takes({"quantity": quantity, "to_unit": text("The unit to convert to.")})
+    assert takes({"a": {"type": "number"}, "b": {"type": "number"}})
+    # mcp-server-time's convert_time: "9:30" is a time, not 9 and 30 to place one per field
+    time = text("Time to convert in 24-hour format (HH:MM)")
+    zone = text("Source IANA timezone name")
+    assert not takes({"source_timezone": zone, "time": time, "target_timezone": zone})
+    assert not takes({"query": text("SELECT SQL query to execute")})

@@ -18,13 +18,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from app.calculon.forms import MAX_DIGITS, exact_forms, grouped, rounded_forms
 from app.calculon.output import ROUNDING_NOTE, without_note
 from app.core.numbers import find_numbers
 
+_INTEGER = re.compile(r"-?[0-9]+")
 _PLAIN_NUMBER = re.compile(r"-?[0-9][0-9,]*(?:\.[0-9]+)?")
 PRIMITIVES = ("number", "integer", "string")  # the converter's rule names that are redefined here
 # Numerals other than ASCII digits ("½", "²", "٣"): numbers too, that no backed form holds.
@@ -50,6 +52,41 @@ class BackedForms:
 
     percent: bool = False
     notes: frozenset[str] = frozenset()  # the calculator's "(rounded to 28 significant digits)", as written
+    # Numbers the offered tools' own schemas name for a number field (a default, an enum value,
+    # a bound): backed by the tool, for its number fields only, never for an expression or the
+    # answer. Without them an optional count such as git_log's max_count had no value it could
+    # take once the model wrote its key, and decoding died there.
+    schema: frozenset[str] = frozenset()
+
+
+def with_schema_numbers(forms: BackedForms, schemas: Iterable[Mapping[str, Any]]) -> BackedForms:
+    """``forms`` with the numbers the tools' input ``schemas`` name for their number fields."""
+    found: set[str] = set()
+    for schema in schemas:
+        found.update(_schema_numbers(schema))
+    return dataclasses.replace(forms, schema=frozenset(found))
+
+
+_SCHEMA_KEYS = ("default", "enum", "const", "minimum", "maximum", "examples")
+
+
+def _schema_numbers(node: Any) -> Iterable[str]:
+    if isinstance(node, list):
+        for item in node:
+            yield from _schema_numbers(item)
+        return
+    if not isinstance(node, Mapping):
+        return
+    types = node.get("type")
+    numeric = {"number", "integer"} & set(types if isinstance(types, list) else [types])
+    for key, value in node.items():
+        if numeric and key in _SCHEMA_KEYS:
+            values = value if isinstance(value, list) else [value]
+            yield from (
+                json.dumps(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)
+            )
+        elif isinstance(value, Mapping | list):
+            yield from _schema_numbers(value)
 
 
 def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
@@ -85,7 +122,10 @@ def text_rules(forms: BackedForms) -> list[str]:
     return [
         f"calculon-num ::= {_alternatives(forms.text)}",
         "calculon-btext ::= calculon-bseg* calculon-btail?",
-        f"calculon-bseg ::= [^{{0-9{_NUMERALS}\\x00] | calculon-num calculon-bafter{note}",
+        f"calculon-bseg ::= [^{{0-9{_NUMERALS}\\x00] | calculon-num calculon-bafter | calculon-item{note}",
+        # A numbered list's marker at the start of a line, which the answer check exempts too
+        # (app.calculon.provenance): without it "we need to follow these steps:" ended there.
+        'calculon-item ::= "\\n" [ \\t]* [1-9] [0-9]? [.)] " "',
         f"calculon-bafter ::= [^{{0-9{_NUMERALS}.,\\x00] | [.,] [^{{0-9{_NUMERALS}\\x00]",
         "calculon-btail ::= calculon-num [.,]?",
         f"calculon-banswer ::= [^<{{`\\[0-9{_NUMERALS}\\x00] calculon-btext"
@@ -166,10 +206,11 @@ def argument_rules(forms: BackedForms) -> list[str]:
     the string's, never a number to bend to a backed one (a model wrote "task1" as "task/rt"
     when they were). A string the tool reads as arithmetic is held apart (:func:`_class_string`),
     and the answer's numbers are checked whatever the arguments were."""
+    schema_integers = {n for n in forms.schema if _INTEGER.fullmatch(n)}
     return [
-        f"calculon-jnum ::= {_alternatives(forms.json)}",
+        f"calculon-jnum ::= {_alternatives(forms.json | forms.schema)}",
         f"calculon-anum ::= {_alternatives(forms.arguments)}",
-        f"calculon-jint ::= {_alternatives(forms.integers)}",
+        f"calculon-jint ::= {_alternatives(forms.integers | schema_integers)}",
         "number ::= calculon-jnum space",
         "integer ::= calculon-jint space",
         'string ::= "\\"" calculon-schar* "\\"" space',

@@ -27,6 +27,7 @@ from app.llm.local.sampling import GrammarError
 from app.llm.local.step import StepPolicy, StepRunner
 
 logger = logging.getLogger(__name__)
+NATIVE_FROM_PARAMETERS = 1_000_000_000  # see LocalModel._native
 
 Report = Callable[[float, str], None]
 
@@ -79,7 +80,8 @@ class LocalModel:
 
         model = load_llama(request, on_progress)
         bos, eos = _token_text(model, model.token_bos()), _token_text(model, model.token_eos())
-        chat_format = choose_format(model.metadata, bos_token=bos, eos_token=eos, native=self._native())
+        native = self._native(llama_cpp.llama_model_n_params(model.model))
+        chat_format = choose_format(model.metadata, bos_token=bos, eos_token=eos, native=native)
         family = "" if options.model_path else options.builtin.family
         reader = "model" if options.model_path else options.builtin.reader
         limit = self._call_limit()
@@ -92,12 +94,17 @@ class LocalModel:
         logger.info("loaded %s with the %s chat format", path, chat_format.name)
         report(1.0, "Model ready")
 
-    def _native(self) -> bool:
-        """In Calculon mode Qwen2.5-Coder-0.5B in its own format chained calls on each result
-        (12 * 7, then 84 * 7, ...) and was right on 4 of 26 conversation turns, against 25 in
-        Calculon's format: so "auto" keeps Calculon's format there."""
+    def _native(self, parameters: int) -> bool:
+        """Whether the model gets its own tool-call format. In Calculon mode ("auto"), only from
+        a billion parameters: Qwen2.5-Coder-0.5B in its own format chained calls on each result
+        (12 * 7, then 84 * 7, ...) and was right on 5 of 26 conversation turns against 25 in
+        Calculon's format, while the 1.5B was as right in its own (26/26 turns, 26/30 MAWPS
+        stories, either way) and only there called the reference servers' tools (2 of 21
+        everyday tasks done against 0; docs/benchmarks.md)."""
         chosen = self.options.tool_format
-        return chosen == "native" or (chosen == "auto" and not self.options.strict)
+        if chosen != "auto":
+            return chosen == "native"
+        return not self.options.strict or parameters >= NATIVE_FROM_PARAMETERS
 
     def _call_limit(self) -> int | None:
         if self.options.max_tool_calls is not None:

@@ -47,6 +47,7 @@ class Phases:
         self.bare = ""  # how a call without markers opened: "{" (the JSON alone) or a code fence
         self._head = ""
         self._shown_answer = setup.continues
+        self._tail = ""  # the end of the answer shown so far
         self._think_open, self._think_close = setup.syntax.think
         self._answer = MarkerWatch(self._answer_markers())
         self._thought = MarkerWatch((self._think_close, *setup.stops))
@@ -147,6 +148,11 @@ class Phases:
         if marker == self._think_open:
             self.kind = "think"
             return self._think(after)
+        if marker == PARAGRAPH_END and self._tail.rstrip().endswith(":"):
+            # "we need to follow these steps:" announces what the next paragraph holds; an answer
+            # cut there said nothing (seen on 6 of 51 everyday tasks)
+            self._show(PARAGRAPH_END)
+            return self._answer_text(after) if after else False
         return self._stop_on(marker)
 
     def _calls_allowed(self) -> bool:
@@ -161,6 +167,7 @@ class Phases:
             text = text.lstrip()
         if text:
             self._shown_answer = True
+            self._tail = (self._tail + text)[-16:]
             self._emit(TextChunk(text))
 
     def finish(self) -> None:

@@ -154,7 +154,7 @@ def _numeric_objects(schemas: Iterable[Mapping[str, Any]], key: str) -> dict[str
     objects = {}
     for i, schema in enumerate(schemas):  # the converter names the union's members alternative-0, -1, ...
         fields = typed.field_kinds(schema)
-        if fields and any(kind != "other" for _, kind in fields):
+        if fields and typed.takes_operands(schema, fields):
             objects[f"alternative-{i}-{key}"] = fields
     return objects
 

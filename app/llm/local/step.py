@@ -36,7 +36,7 @@ from app.llm.local.answer_forms import (
     last_result_forms,
     repeats_earlier_call,
 )
-from app.llm.local.backed import BackedForms, backed_forms
+from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.calls import parse_calls
 from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
 from app.llm.local.decoder import Decoder, DecodeResult
@@ -103,6 +103,8 @@ class StepRunner:
             self._told_format = True
             notices.append(format_notice(self.format))
         forms = backed_forms(request.backed) if request.backed is not None else None
+        if forms is not None:
+            forms = with_schema_numbers(forms, (tool.input_schema for tool in request.tools))
         grammar = self._grammar(request, forms, notices)
         result = self._decode(prompt, grammar, emit, stop)
         calls = self._calls_of(result, request.tools)

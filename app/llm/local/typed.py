@@ -29,6 +29,25 @@ def field_kinds(schema: Mapping[str, Any]) -> Fields | None:
     return tuple((name, _kind(sub)) for name, sub in properties.items())
 
 
+_QUANTITY = re.compile(r"\b(?:quantity|quantities|amount|measure|measurement)\b", re.IGNORECASE)
+
+
+def takes_operands(schema: Mapping[str, Any], fields: Fields) -> bool:
+    """Whether a tool takes the user's numbers as its arguments: a number field, or a text field
+    that its name or description calls a quantity or an amount (the converter's "144 miles").
+    Other text (a time zone, "9:30", a path, an SQL query) is the tool's own: held to "an operand
+    with its unit or none", convert_time's "9:30" was seen written as "9:   }"."""
+    properties = schema.get("properties") or {}
+    for name, kind in fields:
+        if kind not in ("text", "other"):
+            return True
+        spec = properties.get(name)
+        description = spec.get("description", "") if isinstance(spec, dict) else ""
+        if kind == "text" and _QUANTITY.search(f"{name} {description}"):
+            return True
+    return False
+
+
 def _kind(schema: Any) -> FieldKind:
     types = schema.get("type") if isinstance(schema, dict) else None
     if types == "string" and not {"enum", "const", "pattern", "format"} & set(schema):

@@ -19,6 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from app.core.tools import ToolInfo
+from app.mcp.retrieval import text
 from app.mcp.retrieval.encoders import Encoder, shared_encoder
 from app.mcp.retrieval.index import QUERY_TOKENS, Scores, ToolIndex, build_index, index_key
 
@@ -211,7 +212,7 @@ class ToolRetriever:
             return None
         vector = self._queries.pop(query, None)
         if vector is None:
-            vector = self.encoder.encode([query], max_tokens=QUERY_TOKENS)[0]
+            vector = self.encoder.encode([text.query_sentence(query)], max_tokens=QUERY_TOKENS)[0]
         self._queries[query] = vector
         while len(self._queries) > QUERY_CACHE:
             self._queries.popitem(last=False)

@@ -2,7 +2,7 @@
 
 Both see the same fields: the tool's name split into words (snake_case,
 camelCase and dotted names), its description, and each parameter's name and
-description, nested objects included. BM25 also matches ordered pairs of
+description, nested objects included; BM25 also the server's name. BM25 also matches ordered pairs of
 neighbouring words (:func:`pairs`), so word order counts where the words alone
 are the same: "fahrenheit to celsius" is not "celsius to fahrenheit".
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 from app.core.tools import ToolInfo
 
-DOC_VERSION = "2"  # bump when the document text changes: cached indexes depend on it
+DOC_VERSION = "3"  # bump when the document text changes: cached indexes depend on it
 
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z]+|\d+")
@@ -92,13 +92,25 @@ def _symbols_as_words(query: str) -> str:
     return _OPERATOR.sub(lambda m: _OPERATOR_WORDS[m.group(1)], query)
 
 
+_URL = re.compile(r"\bhttps?://\S+", re.IGNORECASE)
+_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?(?:/[\w.+@-]+)+/?")
+
+
+def query_sentence(query: str) -> str:
+    """The question as the rankers read it: a URL says "web page", a path says "file" and its own
+    name. The folders of "/tmp/ws/count-lines/project/notes.txt" are no words of the question: a
+    lone "t" from such a path once matched git_log's "2024-01-15T14:30:25" and pushed it first."""
+    query = _URL.sub(" web page url ", query)
+    return _PATH.sub(lambda m: f" file {m.group(0).rstrip('/').rsplit('/', 1)[-1]} ", query)
+
+
 def query_words(query: str) -> list[str]:
     """A question's BM25 words, arithmetic symbols read as words first ("8 x 12": times)."""
-    return words(_symbols_as_words(query))
+    return words(_symbols_as_words(query_sentence(query)))
 
 
 def query_pairs(query: str) -> list[str]:
-    return pairs(_symbols_as_words(query))
+    return pairs(_symbols_as_words(query_sentence(query)))
 
 
 def parameters(schema: Mapping[str, Any], depth: int = 0) -> Iterator[tuple[str, str]]:
@@ -127,5 +139,8 @@ def document(tool: ToolInfo) -> str:
 
 
 def document_words(tool: ToolInfo) -> list[str]:
-    # The name counts twice: it is the most specific thing a tool says about itself.
-    return words(tool.name) + words(document(tool))
+    # The name counts twice: it is the most specific thing a tool says about itself. The server's
+    # name, as the user configured it, is how they speak of it ("save it in my memory", "in the
+    # git repository") where its tools say "knowledge graph" and "entities": a word to match, but
+    # kept out of the sentence the encoder reads, where "maps" pulled "3 miles in km" to directions.
+    return words(tool.name) + words(document(tool)) + words(tool.server)

@@ -33,3 +33,12 @@ def test_pairs_keep_word_order_within_a_clause():
     assert pairs("celsius to fahrenheit") == ["celsius>fahrenheit"]
     # No pair spans the bracket ("kelvin>celsius"); the dot inside 273.15 splits nothing.
     assert pairs("Convert kelvins (0 °C = 273.15 K).") == ["convert>kelvin", "celsius>k"]
+
+
+def test_a_path_in_a_question_reads_as_a_file_and_its_name_and_a_url_as_a_web_page() -> None:
+
+    words = query_words("Add up the prices in /tmp/ws-7/t/project/prices.csv. What is the total?")
+    assert "file" in words and "price" in words and "csv" in words
+    assert not {"tmp", "ws", "t", "project"} & set(words)  # folders are no words of the question
+    assert {"web", "page", "url"} <= set(query_words("What does https://example.org/a/t say?"))
+    assert "file" not in query_words("What is 3/4 of 1/2 cup?")

@@ -1,0 +1,40 @@
+"""Which questions get the worked format: a calculation on numbers the words give, nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.calculon.worked import worked_answer
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        "There are 41 short trees and 44 tall trees in the park. Workers plant 57. How many short trees?",
+        "Twelve birds sat on a wire and five flew away. How many are left?",
+        "Tom is fourteen and his sister is twice his age. How old is she?",
+        "What is 20% of my 5000 pay?",
+    ],
+)
+def test_a_story_that_gives_its_numbers_is_worked(story: str) -> None:
+    assert worked_answer(story) is not None
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "How many lines does /home/ana/notes.txt have?",
+        "Add up the prices in /home/ana/prices.csv. What is the total?",
+        "What is the average price of the products in the shop database?",
+        "Commit draft.txt with the message 'Add launch draft'.",
+        "Remember that my sister Dana's birthday is on 3 October.",
+    ],
+)
+def test_a_task_whose_numbers_another_tool_holds_is_not_worked(task: str) -> None:
+    # The working can call only the calculator; these need a file, a table or memory first.
+    assert worked_answer(task) is None
+
+
+def test_a_clock_question_with_times_in_it_is_left_to_the_clock() -> None:
+    assert worked_answer("A call is at 15:00 Berlin time today. What time is that in Los Angeles?") is None
+    assert worked_answer("When it is 9:30 today in New York, what time is it in London?") is None
