@@ -82,10 +82,11 @@ def worked_answer(asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | 
     the prices in prices.csv") is not worked: the working can only call the calculator, and
     those numbers come from another tool first (0 of 21 such tasks got done while it was).
     """
-    if _OTHER_TOOL.search(asked) or not (find_numbers(asked) or names_an_operation(asked)):
+    given = find_numbers(asked)
+    if _OTHER_TOOL.search(asked) or not (given or names_an_operation(asked)):
         return None
     numbers = tuple(plain_number(value) for value, _ in implied_numbers(asked))
-    if len(find_numbers(asked)) + len(numbers) < 2:
+    if len(given) + len(numbers) < 2:
         return None
     return WorkedAnswer(INSTRUCTION, EXAMPLES, numbers, inserted)
 

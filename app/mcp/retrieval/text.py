@@ -2,8 +2,8 @@
 
 Both see the same fields: the tool's name split into words (snake_case,
 camelCase and dotted names), its description, and each parameter's name and
-description, nested objects included; BM25 also the server's name. BM25 also matches ordered pairs of
-neighbouring words (:func:`pairs`), so word order counts where the words alone
+description, nested objects included. BM25 also reads the server's name, and matches ordered
+pairs of neighbouring words (:func:`pairs`), so word order counts where the words alone
 are the same: "fahrenheit to celsius" is not "celsius to fahrenheit".
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from app.core.tools import ToolInfo
 
-DOC_VERSION = "3"  # bump when the document text changes: cached indexes depend on it
+DOC_VERSION = "2"  # bump when the document text changes: cached indexes depend on it
 
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z]+|\d+")
