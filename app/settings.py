@@ -115,7 +115,14 @@ class Settings(BaseModel):
         ge=-2,
         le=999,
     )
-    n_ctx: int = setting(4096, "Local model", "Context size (tokens)", ge=256, le=1_048_576)
+    n_ctx: int = setting(  # app.llm.local.options.DEFAULT_CONTEXT
+        8192,
+        "Local model",
+        "Context size (tokens)",
+        "At most what the model was trained on: a larger setting loads with that.",
+        ge=256,
+        le=1_048_576,
+    )
     n_threads: int = setting(0, "Local model", "Threads", "0 = let llama.cpp choose.", ge=0, le=512)
     tool_format: Literal["auto", "native", "calculon"] = setting(
         "auto",

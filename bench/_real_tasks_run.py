@@ -47,6 +47,26 @@ class Run:
     error: str = ""
     offered: list[str] = dataclasses.field(default_factory=list)  # the first step's tools (server.tool)
     right_offered: bool = True  # a tool of the task's own servers was among them (the raw peer offers all)
+    trace: list[str] = dataclasses.field(default_factory=list)  # what the turn did, step by step (ours)
+
+
+def trace_lines(events: list[Any]) -> list[str]:
+    """The turn's steps, notices, calls and answer in a line each: why a task failed, in the JSON."""
+    from app.core import events as ev
+
+    lines = []
+    for event in events:
+        if isinstance(event, ev.StepStarted):
+            lines.append(f"step {event.step}")
+        elif isinstance(event, ev.Notice):
+            lines.append(f"notice: {event.message[:200]}")
+        elif isinstance(event, ev.ToolCallFinished):
+            arguments = json.dumps(event.arguments, ensure_ascii=False)[:160]
+            failed = " (error)" if event.is_error else ""
+            lines.append(f"call {event.tool}({arguments}){failed} -> {event.result[:200]}")
+        elif isinstance(event, ev.AnswerReady):
+            lines.append(f"answer [{event.verdict}]: {event.text[:300]}")
+    return lines
 
 
 def written_as_text(answer: str) -> bool:
@@ -155,6 +175,7 @@ class CalculonSide:
             verdict=outcome.shown_verdict,
             error=outcome.error,
             offered=self._offered(steps[0]) if steps else [],
+            trace=trace_lines(list(outcome.events)),
         )
 
     async def _all_ready(self, timeout: float = 180.0) -> None:

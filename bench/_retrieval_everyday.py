@@ -35,7 +35,7 @@ BEFORE = (
 @dataclasses.dataclass(frozen=True)
 class Ranked:
     phrasing: Phrasing
-    names: tuple[str, ...]  # the top 3 tool names, best first
+    names: tuple[str, ...]  # the top 3 (or ``top``) tool names, best first
 
     @property
     def top1(self) -> bool:
@@ -47,7 +47,12 @@ class Ranked:
 
     @property
     def top3(self) -> bool:
-        return bool(self.phrasing.accepted & set(self.names))
+        return bool(self.phrasing.accepted & set(self.names[:3]))
+
+    @property
+    def top5(self) -> bool:
+        """Among the five the model is offered (the app's default top-k)."""
+        return bool(self.phrasing.accepted & set(self.names[:5]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,11 +94,15 @@ def rank_everyday(
     encoder: Encoder | None = None,
     cache_root: Path | None = None,
     name: str = "labelled",
+    phrasings: Sequence[Phrasing] | None = None,
+    top: int = 3,
 ) -> EverydayRun:
-    """Each phrasing's top 3 among ``tools``, by the retriever the app builds for ``kind``."""
+    """Each phrasing's ``top`` among ``tools``, by the retriever the app builds for ``kind``; the
+    phrasings are the set ``name``'s unless given."""
     retriever = ToolRetriever(encoder=encoder, encoder_kind=kind, cache_root=cache_root)
     retriever.refresh_blocking(tools)
-    rows = tuple(Ranked(p, tuple(r.tool.name for r in retriever.rank(p.text, tools, 3))) for p in SETS[name])
+    asked = SETS[name] if phrasings is None else phrasings
+    rows = tuple(Ranked(p, tuple(r.tool.name for r in retriever.rank(p.text, tools, top))) for p in asked)
     return EverydayRun(kind, name, len(tools), rows)
 
 

@@ -9,7 +9,8 @@
   best (or the transcription) to the backend.
 
 :class:`CalculonMode` is the verifier the engine hands the session: the number check of
-:mod:`app.calculon.provenance` plus the verdict.
+:mod:`app.calculon.provenance` plus the verdict. It reads a question's numbers with paths, URLs,
+file names and identifiers blanked (:mod:`app.core.named`): their digits are no quantities.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from app.calculon.counts import count_note
 from app.calculon.hint import formula_hint
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
 from app.calculon.verdict import judge
 from app.calculon.worked import inline_result, worked_answer
 from app.core.backend import FormulaHint, WorkedAnswer
+from app.core.named import without_names
 from app.core.tools import CheckResult, TurnFacts, Verdict
 
 
@@ -35,19 +38,23 @@ class CalculonMode(CalculonVerifier):
 
     def worked(self, asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | None:
         """The worked-answer format for a question that asks for a calculation (app.calculon.worked)."""
-        return worked_answer(asked, inserted)
+        return worked_answer(without_names(asked), inserted)
 
     def inline_result(self, result: str, is_error: bool, asked: str, arguments: Mapping[str, Any]) -> str:
         """How a calculator result stands in a worked answer's prose ("= 126", "≈ 9.6667")."""
         return inline_result(result, is_error, asked, str(arguments.get("expression", "")))
 
+    def count_note(self, asked: str, result: str) -> str:
+        """Lines the app counted in a tool's text, where the question counts lines (app.calculon.counts)."""
+        return count_note(asked, result)
+
     def readings(self, asked: str) -> tuple[str, ...]:
         """The question's likeliest formulas, as the calculator takes them (for a re-ask)."""
-        return tuple(r.candidate.expression for r in ranked(asked, top=3))
+        return tuple(r.candidate.expression for r in ranked(without_names(asked), top=3))
 
     def hint(self, asked: str, earlier: Fraction | None) -> FormulaHint | None:
         """The formula the user's words ask for, handed to the backend (see :mod:`app.calculon.hint`)."""
-        return formula_hint(asked, earlier)
+        return formula_hint(without_names(asked), earlier)
 
 
 __all__ = ["CalculonMode"]

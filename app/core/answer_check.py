@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from app.core import events as ev
+from app.core.acting import MAX_ACT_REASKS, act_reask
 from app.core.backend import BackendError
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolSpec
@@ -41,6 +42,8 @@ class AnswerCheck:
         self.echoes = 0
         self.reasks = 0  # answers with unbacked numbers asked again
         self.calculate_asked = False  # an answer with no calculation was asked again
+        self.act_asked = 0  # answers that described or gave up a task instead of doing it, asked again
+        self.must_call = False  # the next step may only call a tool (after that re-ask)
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
 
     def is_echo(self, answer: str, step_no: int) -> bool:
@@ -56,6 +59,24 @@ class AnswerCheck:
             raise BackendError(ECHO_FAILURE, category="echo")
         self.echoes += 1
         turn.messages.append(Message("user", ECHO_REASK))
+        return True
+
+    def asks_to_act(self, answer: str, worked: bool) -> bool:
+        """An answer that describes the task, or gives it up, where offered tools could do it
+        (app.core.acting) is asked again, at most twice a turn, its next step a call where it planned."""
+        turn = self.turn
+        if self.act_asked >= MAX_ACT_REASKS or worked:
+            return False
+        reask = act_reask(answer, turn.user_text, turn.specs, turn.outcome.tool_calls)
+        if reask is None:
+            return False
+        told, self.must_call = reask
+        self.act_asked += 1
+        turn.emit(
+            ev.Notice,
+            message="The model described or gave up the task instead of doing it; it was asked to do it.",
+        )
+        turn.messages.append(Message("user", told))
         return True
 
     def needs_reask(self, answer: str, worked: bool) -> bool:

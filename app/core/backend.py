@@ -27,6 +27,7 @@ class ModelRequest:
     backed: tuple[str, ...] | None = None
     formula: FormulaHint | None = None  # Calculon mode, on the step that answers the user's words
     worked: WorkedAnswer | None = None  # Calculon mode, on a story's steps: the worked-answer format
+    must_call: bool = False  # this step may only call a tool (the model described a task instead of doing it)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -240,7 +240,12 @@ class _Turn:
             answer, worked = "".join([*self.worked, step.text]), bool(self.worked)
             self.worked.clear()
             self.inserted.clear()
-            if self.check.is_echo(answer, step_no) or self.check.needs_reask(answer, worked):
+            check = self.check
+            if (
+                check.is_echo(answer, step_no)
+                or check.asks_to_act(answer, worked)
+                or check.needs_reask(answer, worked)
+            ):
                 continue
             return
         raise BackendError(
@@ -266,8 +271,9 @@ class _Turn:
         self.specs = specs
         backed = tuple(s.text for s in self.all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
+        must_call, self.check.must_call = self.check.must_call and bool(specs), False
         request = ModelRequest(
-            self.s.system_prompt, history, specs, backed, self.formula, self._worked_format()
+            self.s.system_prompt, history, specs, backed, self.formula, self._worked_format(), must_call
         )
         started = time.perf_counter()
         step = await self._stream_with_retry(request)
@@ -332,12 +338,17 @@ class _Turn:
         self._finished(call, named, result, ms)
         if call.inline:
             self.inserted.append(self._inserted(call, result))
-        self.messages.append(
-            Message("tool", tool_call_id=call.id, tool_name=call.name, **running.as_message(result))
-        )
+        shown = running.as_message(result)
+        shown["text"] += self._counted(result)
+        self.messages.append(Message("tool", tool_call_id=call.id, tool_name=call.name, **shown))
         if not result.is_error:
             trusted = self.s.trusted(server)
-            self.sources.append(Source(result.text, call_label(tool, call.arguments), server, trusted))
+            self.sources.append(Source(shown["text"], call_label(tool, call.arguments), server, trusted))
+
+    def _counted(self, result: ToolResult) -> str:
+        """What Calculon mode counted in a text result the question asks to count (app.calculon.counts)."""
+        note = getattr(self.s.verifier, "count_note", None)
+        return "" if note is None or result.is_error else str(note(self.user_text, result.text))
 
     def _inserted(self, call: ToolCall, result: ToolResult) -> str:
         """How an inline call's result stands in the answer's prose, as app.calculon writes it."""

@@ -270,7 +270,10 @@ class TraceStore:
                 self._changed(running)
         self._calls = apps
         self._asks.clear()
-        self._steps.pop(event.turn_id, None)
+        step = self._steps.pop(event.turn_id, None)
+        if step is not None and step.status == "running":  # the turn failed or stopped inside it
+            step.status = turn.status
+            self._changed(step)
         self._streaming.pop(event.turn_id, None)
         self._changed(turn)
 

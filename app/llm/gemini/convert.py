@@ -26,6 +26,14 @@ def build_config(request: ModelRequest, *, include_thoughts: bool) -> types.Gene
         # Our turn loop runs every call itself, so the trace sees each one.
         automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         thinking_config=types.ThinkingConfig(include_thoughts=True) if include_thoughts else None,
+        tool_config=_must_call() if request.must_call and request.tools else None,
+    )
+
+
+def _must_call() -> types.ToolConfig:
+    """The step may only call a function (the model described a task instead of doing it)."""
+    return types.ToolConfig(
+        function_calling_config=types.FunctionCallingConfig(mode=types.FunctionCallingConfigMode.ANY)
     )
 
 

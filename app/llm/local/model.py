@@ -61,7 +61,8 @@ class LocalModel:
         """``report`` gets progress 0..1; ``keep_going`` returning False aborts the load."""
         options = self.options
         path = model_file.resolve_model(options.model_path, _stage(report, 0.0, 0.3), options.builtin_model)
-        choice = choose_layers(path, options.n_gpu_layers, options.n_ctx)
+        n_ctx = fitted_context(path, options.n_ctx)
+        choice = choose_layers(path, options.n_gpu_layers, n_ctx)
         logger.info("%s: %s", path.name, choice.estimate)
         report(0.3, choice.estimate)
         model_file.check_memory(
@@ -71,7 +72,7 @@ class LocalModel:
             available=self._available_memory(),
             planned=choice.ram,
         )
-        request = LoadRequest(path, choice.layers, options.n_ctx, options.n_threads, options.extra_buffers)
+        request = LoadRequest(path, choice.layers, n_ctx, options.n_threads, options.extra_buffers)
         loading = _stage(report, 0.3, 1.0)
 
         def on_progress(value: float) -> bool:
@@ -143,3 +144,18 @@ def _token_text(model: llama_cpp.Llama, token: int) -> str:
     if token < 0:
         return ""
     return model.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+
+def fitted_context(path: Path, wanted: int) -> int:
+    """The context to load ``path`` with: the setting, but no more than the model was trained on
+    (past it a model's answers fall apart; llama.cpp only warns). An unreadable header keeps it."""
+    from app.llm.library.gguf_info import GgufError, read_info
+
+    try:
+        trained = read_info(path).context_length
+    except (OSError, GgufError):
+        return wanted
+    if trained and trained < wanted:
+        logger.info("%s was trained on %d tokens of context: loading it with %d", path.name, trained, trained)
+        return trained
+    return wanted

@@ -13,6 +13,10 @@ from typing import Any, Literal
 from app.llm.local import catalog
 
 CallPolicy = Literal["numbers", "always", "auto"]
+# Tokens of context a model loads with unless told, capped at what it was trained on
+# (app.llm.local.model.fitted_context). 4096 was too few for a 1.5B model with a reference server's
+# tools: "the prompt needs 3620 tokens and 3584 are available" on its first question.
+DEFAULT_CONTEXT = 8192
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,7 +26,7 @@ class LocalOptions:
     model_path: str = ""  # empty: the built-in model ``builtin_model``
     builtin_model: str = ""  # an id from app.llm.local.catalog; empty: the default
     n_gpu_layers: int = 0  # 0: CPU only, -1: every layer, -2: as many as fit the free VRAM
-    n_ctx: int = 4096
+    n_ctx: int = DEFAULT_CONTEXT
     n_threads: int = 0  # 0: automatic
     max_tokens: int = 512  # per step
     strict: bool = True  # Calculon mode

@@ -26,6 +26,7 @@ import llama_cpp
 from app.calculon.transcript import transcribe, with_earlier
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
+from app.core.named import without_names
 from app.core.numbers import find_numbers
 from app.llm.local.answer_forms import (
     answer_units,
@@ -348,20 +349,21 @@ def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
     """Whether this step may only call a tool: it answers a user message, tools are on
     offer, and the policy says so ("numbers": in Calculon mode, when the message has a
     digit, or two numbers in words, as in "Twelve birds ... five flew away";
-    "always": every user message; "auto": never)."""
+    "always": every user message; "auto": never), or the turn requires a call this step
+    (``must_call``: the model described a task instead of doing it)."""
     last = request.messages[-1] if request.messages else None
     if not (request.tools and last is not None and last.role == "user"):
         return False
-    if policy.call_policy == "always":
+    if policy.call_policy == "always" or request.must_call:
         return True
     if not (policy.call_policy == "numbers" and policy.strict):
         return False
-    if _DIGIT.search(last.text):
+    if _DIGIT.search(without_names(last.text)):  # a digit in "/tmp/task1/notes.txt" is no number
         return True
     # No digit: a calculation where Calculon reads one (request.worked) over two numbers or more,
     # written ("twelve") or named ("twice", "a week"); "Which one ...?" has one and is no sum.
     worked = request.worked
-    return worked is not None and len(find_numbers(last.text)) + len(worked.numbers) >= 2
+    return worked is not None and len(find_numbers(without_names(last.text))) + len(worked.numbers) >= 2
 
 
 def _trim_notice(dropped: Sequence[Sequence[Message]], n_ctx: int) -> str:

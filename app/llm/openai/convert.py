@@ -23,7 +23,7 @@ def request_body(model: str, request: ModelRequest) -> Wire:
     if request.tools:
         body["tools"] = tools(request.tools)
         # Explicit: llama-cpp-python's server offers no tool at all without it.
-        body["tool_choice"] = "auto"
+        body["tool_choice"] = "required" if request.must_call else "auto"
     return body
 
 

@@ -33,6 +33,9 @@ _FORMULA = re.compile(rf"[(\s]*{_NUMBER}(?:[\s()]*[-+*/^×÷][\s()]*{_NUMBER}){{
 _OPERATOR = re.compile(r"(?<=\d)\s*([*×x^÷])\s*(?=\d)")
 _OPERATOR_WORDS = {"*": " times ", "×": " times ", "x": " times ", "^": " power ", "÷": " divided "}
 _MAX_DEPTH = 3
+# A server named in the question ("in my memory", "the git repository") says more than any one
+# word of a tool's description: its name counts three times (BM25's saturation keeps it bounded).
+SERVER_REPEAT = 3
 # Words so common in tool descriptions that they say nothing about which tool fits.
 _STOPWORD_TEXT = (
     "a an and are as at be by can do does for from has have how i in into is it its me my of "
@@ -55,6 +58,8 @@ def _stem(word: str) -> str:
         return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if len(word) > 5 and word.endswith(("ches", "shes", "xes", "sses", "zzes")):
+        return word[:-2]  # "switches" is "switch", "boxes" "box"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
@@ -96,12 +101,40 @@ _URL = re.compile(r"\bhttps?://\S+", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?(?:/[\w.+@-]+)+/?")
 
 
+# People ask in everyday verbs; tools describe themselves in the verbs of reading, writing,
+# creating and deleting data. Each everyday verb also says its plain one (the word itself stays):
+# "save it to groceries.txt" is a write, "forget Bob" a delete, "rename" a move. What people say
+# to a memory names no tool's words either: memory servers speak of entities and knowledge graphs.
+_VERBS = {
+    "write": r"save|store|put|jot|record",
+    "read": r"show|display|view|open|print|see",
+    "create": r"make|new|start|set\s+up",
+    "delete": r"forget|erase|remove|drop|clear|wipe",
+    "move": r"rename",
+    "search": r"find|locate|look\s+for|look\s+up",
+    "add": r"stage",
+    "insert": r"add|append",
+    "memory": r"remember|recall|forget|memori[sz]e|what\s+do\s+you\s+know",
+}
+_VERB = {plain: re.compile(rf"\b(?:{forms})\b", re.IGNORECASE) for plain, forms in _VERBS.items()}
+# A file named without its folder ("notes.txt") is a file as much as a path is.
+_FILE_NAME = re.compile(r"(?<![\w/.-])(?<!file )[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b(?![\w/.])")
+
+
+def _verbs(query: str) -> str:
+    for plain, pattern in _VERB.items():
+        query = pattern.sub(rf"\g<0> {plain}", query)
+    return query
+
+
 def query_sentence(query: str) -> str:
     """The question as the rankers read it: a URL says "web page", a path says "file" and its own
-    name. The folders of "/tmp/ws/count-lines/project/notes.txt" are no words of the question: a
-    lone "t" from such a path once matched git_log's "2024-01-15T14:30:25" and pushed it first."""
+    name, "remember" and "forget" say "memory". The folders of "/tmp/ws/count-lines/project/notes.txt"
+    are no words of the question: a lone "t" from such a path once matched git_log's
+    "2024-01-15T14:30:25" and pushed it first."""
     query = _URL.sub(" web page url ", query)
-    return _PATH.sub(lambda m: f" file {m.group(0).rstrip('/').rsplit('/', 1)[-1]} ", query)
+    query = _PATH.sub(lambda m: f" file {m.group(0).rstrip('/').rsplit('/', 1)[-1]} ", query)
+    return _verbs(_FILE_NAME.sub(lambda m: f" file {m.group(0)} ", query))
 
 
 def query_words(query: str) -> list[str]:
@@ -143,4 +176,4 @@ def document_words(tool: ToolInfo) -> list[str]:
     # name, as the user configured it, is how they speak of it ("save it in my memory", "in the
     # git repository") where its tools say "knowledge graph" and "entities": a word to match, but
     # kept out of the sentence the encoder reads, where "maps" pulled "3 miles in km" to directions.
-    return words(tool.name) + words(document(tool)) + words(tool.server)
+    return words(tool.name) + words(document(tool)) + words(tool.server) * SERVER_REPEAT

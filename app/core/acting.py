@@ -1,0 +1,113 @@
+"""An answer that tells the user how a task would be done, where a tool could do it.
+
+Small models asked to do something with a tool ("Add up the prices in prices.csv") often answer
+with the plan instead ("We need to follow these steps: 1. Read the CSV file ..."), before their
+first call or after it, or give up after a call that failed ("I'm sorry, I can't access that
+file") where the error said what to do first. Either way the user asked for the task, and the
+tools to do it were on offer. Such an answer is asked again; after a failed call the next step
+must be a call (``ModelRequest.must_call``: the error says what to call). A plan is not made to
+call: forced, Qwen2.5-Coder-1.5B called the converter with its schema's example numbers, and 10
+of 51 real tasks got done against 12 asked without forcing (docs/benchmarks.md). What the model
+then does is shown as it is, so a turn still always ends.
+
+A refusal before any call ("I'm sorry, I can't assist with that") is asked again too, but not
+made to call: the tools on offer may not fit. Not asked again: a question about how to do
+something (the plan is then the answer), an answer with no tools on offer, and a worked answer
+whose calculations already ran. At most ``MAX_ACT_REASKS`` such requests a turn.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.core.messages import ToolSpec
+from app.core.records import CallRecord
+
+# Words of a plan or of a deferral: what the model would do, or what the user should do.
+_PLAN = re.compile(
+    r"\b(?:we|you|i)\s+(?:will\s+)?(?:need|have)\s+to\b"
+    r"|\bfollow(?:ing)?\s+these\s+steps\b"
+    r"|\bhere(?:'s|\s+is)\s+how\b"
+    r"|\bstep\s+1\b"
+    r"|\byou\s+(?:can|could|would|should|might)\s+(?:use|call|run|try)\b"
+    r"|\b(?:i(?:'ll|\s+will|\s+would)|let(?:'s|\s+us|\s+me))\s+(?:first\s+)?"
+    r"(?:use|call|run|read|list|check|open|fetch|query|create|write|search|look|get|start|add|make|save)\b",
+    re.IGNORECASE,
+)
+# After a call that worked, only a plan of steps still to take: "you can use it now" may close a
+# good answer, "we need to follow these steps" does not.
+_STEPS = re.compile(
+    r"\b(?:we|you|i)\s+(?:will\s+)?(?:need|have)\s+to\b|\bfollow(?:ing)?\s+these\s+steps\b|\bstep\s+1\b"
+    r"|\bhere(?:'s|\s+is)\s+how\b",
+    re.IGNORECASE,
+)
+# Words of giving up: an apology, or the model's own inability. "That cannot be done: it is
+# undefined" after a division by zero is the answer, not a give-up.
+_GIVES_UP = re.compile(
+    r"\b(?:sorry|apolog\w*|unfortunately)\b"
+    r"|\bI(?:'m|\s+am)?\s+(?:can(?:'t|not|\s+not)|couldn't|could\s+not|unable|not\s+able)\b",
+    re.IGNORECASE,
+)
+# A question about how a thing is done wants the explanation, not the deed.
+_HOW_TO = re.compile(
+    r"^\s*(?:how\s+(?:do|does|can|could|would|should|to)\b|what(?:'s|\s+is)\s+the\s+(?:command|way|best\s+way)\b"
+    r"|explain\b|why\b|describe\b|tell\s+me\s+how\b)",
+    re.IGNORECASE,
+)
+
+# No sentence here that a model could repeat as its answer: "I will send you its result" came
+# back word for word as one.
+MAX_ACT_REASKS = 2  # a recovery can itself fail: a commit's missing staging, then its own error
+ACT_REASK = (
+    "Do not describe the steps or tell me how to do it: do the task yourself, with the next tool call."
+)
+
+
+# A refusal before any call, where tools are on offer: asked once more, but not made to call,
+# for the tools offered may not fit ("book me a flight" with only a calculator).
+REFUSAL_REASK = (
+    "You have tools for this. If one of them fits the request, do the task with it now; "
+    "if none fits, say which tool would be needed."
+)
+
+
+def failed_reask(error: str) -> str:
+    first = error.strip().splitlines()[0][:300] if error.strip() else "an error"
+    return (
+        f"The last tool call failed: {first} Do not apologise or give up: fix what the error names "
+        "(another tool may have to run first) and make the next tool call now."
+    )
+
+
+def mentions_tool(answer: str, specs: Sequence[ToolSpec]) -> bool:
+    """The answer names an offered tool by its identifier ("read_file", "git_commit"), or as a
+    function or tool ("we can use the add function")."""
+    for spec in specs:
+        name = re.escape(spec.name)
+        if ("_" in spec.name or "-" in spec.name) and re.search(rf"(?<![\w-]){name}(?![\w-])", answer):
+            return True
+        named = rf"\b(?:{name}`?\s+(?:function|tool)|(?:function|tool)\s+`?{name})\b"
+        if re.search(named, answer, re.IGNORECASE):
+            return True
+    return False
+
+
+def act_reask(
+    answer: str, asked: str, specs: Sequence[ToolSpec], calls: Sequence[CallRecord]
+) -> tuple[str, bool] | None:
+    """What to tell the model when ``answer`` describes or abandons a task a tool should do, and
+    whether its next step must be a call; None when the answer stands."""
+    if not specs or _HOW_TO.search(asked):
+        return None
+    plan = _STEPS if calls else _PLAN
+    planned = bool(plan.search(answer)) or mentions_tool(answer, specs)
+    gives_up = bool(_GIVES_UP.search(answer))
+    last = calls[-1] if calls else None
+    if last is not None and last.is_error and (planned or gives_up):
+        return failed_reask(last.result), True
+    if planned:
+        return ACT_REASK, False
+    if not calls and gives_up:
+        return REFUSAL_REASK, False
+    return None

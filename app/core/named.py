@@ -1,0 +1,28 @@
+"""Digits that name a thing, not a quantity: in paths, URLs, file names and identifiers.
+
+"Add up the prices in /tmp/shots-6rgfo5q_/project/prices.csv" gives no numbers to calculate
+with, yet its path holds a 6 and a 5: read as the question's numbers they made it a worked story
+("Expression: ... Answer: 12345") instead of a file to read. Calculon mode reads the user's numbers
+from the text with these names blanked out; each is replaced by as many spaces as it had
+characters, so every other number keeps its place (formula labels point into the question).
+"""
+
+from __future__ import annotations
+
+import re
+
+_NAMES = re.compile(
+    r"\b[a-z][a-z0-9+.-]*://\S+"  # a URL
+    r"|(?<!\S)(?:~|\.{1,2})?/[^\s,;:!?()\"']+"  # an absolute or relative path
+    r"|(?<![\w.])[A-Za-z][\w-]*(?:/[\w.-]+)+"  # src/main.py: a path with no leading slash
+    r"|(?<![\w.-])[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b(?![\w/])"  # a file name: notes2.txt
+    r"|\b[A-Za-z][\w-]*[0-9][\w-]*"  # an identifier with a digit in it: task1, COVID-19, x86_64
+    r"|\b\w*_\w*[0-9]\w*",  # or an underscore: 6rgfo5q_
+    re.IGNORECASE,
+)
+_FRACTION = re.compile(r"^[0-9.,]+/[0-9.,]+$")  # 3/4 is a number, not a path
+
+
+def without_names(text: str) -> str:
+    """``text`` with every path, URL, file name and identifier blanked, lengths kept."""
+    return _NAMES.sub(lambda m: m.group(0) if _FRACTION.match(m.group(0)) else " " * len(m.group(0)), text)

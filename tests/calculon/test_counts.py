@@ -1,0 +1,65 @@
+"""Lines counted by the app in a tool's text, where the question counts lines: a note the model
+reads and a source that backs the count, so the model never counts (or guesses) itself."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from app.calculon import CalculonMode
+from app.calculon.counts import count_note
+from app.core.backend import ToolCallChunk
+from app.core.messages import ToolCall
+from app.core.prompts import system_prompt
+from app.core.session import ChatSession
+from app.llm.scripted import ScriptedBackend
+from app.mcp.supervisor import Supervisor
+from tests.mcp.helpers import script_entry, started
+
+LOG = "ERROR disk full\nINFO started\nERROR timeout\nINFO done\n"
+
+
+def test_a_question_about_lines_gets_the_lines_and_those_holding_its_own_words_counted() -> None:
+    note = count_note("How many lines in server.log are ERROR lines?", LOG)
+    assert "has 4 lines; 2 lines contain 'ERROR'" in note
+    assert "3 lines (2 not empty)" in count_note("How many lines does notes.txt have?", "a\n\nb")
+
+
+def test_results_are_left_alone_where_the_question_counts_no_lines_or_there_is_one_line() -> None:
+    assert count_note("What does server.log say?", LOG) == ""
+    assert count_note("How many lines does it have?", "just one line\n") == ""
+    # a word every line holds, or none does, says nothing
+    assert "contain" not in count_note("How many INFO or ERROR lines are there?", "INFO a\nINFO b")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def basic() -> AsyncIterator[Supervisor]:
+    async with started(script_entry("basic", "basic.py"), tool_timeout_s=10) as supervisor:
+        yield supervisor
+
+
+@pytest.mark.anyio
+async def test_a_count_of_lines_in_a_tool_result_backs_the_answer_in_calculon_mode(basic) -> None:
+    read = ToolCallChunk(ToolCall("c1", "echo", {"text": LOG}))
+    backend = ScriptedBackend([[read], ["2 lines are ERROR lines."]])
+    chat = ChatSession(backend, basic, system_prompt=system_prompt(True), verifier=CalculonMode())
+    outcome = await chat.run_turn("How many lines in the log are ERROR lines?")
+    shown = backend.requests[1].messages[-1]
+    assert shown.role == "tool" and "2 lines contain 'ERROR'" in shown.text
+    assert outcome.unbacked == () and outcome.verdict == "verified"
+    assert "what echo returned" in outcome.basis  # a lookup: the count is the app's, read from the result
+
+
+@pytest.mark.anyio
+async def test_outside_calculon_mode_a_result_reaches_the_model_as_the_server_wrote_it(basic) -> None:
+    read = ToolCallChunk(ToolCall("c1", "echo", {"text": LOG}))
+    backend = ScriptedBackend([[read], ["Two."]])
+    chat = ChatSession(backend, basic, system_prompt=system_prompt(False))
+    await chat.run_turn("How many lines in the log are ERROR lines?")
+    assert backend.requests[1].messages[-1].text == f"basic:{LOG}"

@@ -1,0 +1,42 @@
+"""Digits that name things (paths, URLs, file names, identifiers) are no numbers of the question:
+a file task is no word problem, and Calculon mode neither works it nor forces a calculation."""
+
+from __future__ import annotations
+
+from app.calculon import CalculonMode
+from app.core.backend import ModelRequest
+from app.core.messages import Message, ToolSpec
+from app.core.named import without_names
+from app.llm.local.step import StepPolicy, forces_call
+
+TASK = "Add up the prices in /tmp/calculon-shots-6rgfo5q_/project/prices.csv."
+READ = ToolSpec(
+    "read_text_file", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
+)
+
+
+def test_paths_urls_file_names_and_identifiers_are_blanked_and_every_other_number_keeps_its_place() -> None:
+    text = "Read /srv/run7/log.txt, report2.pdf, https://x.org/a1 and task1: 12 boxes of 3/4 kg at $5/hour."
+    blanked = without_names(text)
+    assert len(blanked) == len(text)
+    assert [w for w in blanked.split() if any(c.isdigit() for c in w)] == ["12", "3/4", "$5/hour."]
+    assert blanked.index("12 boxes") == text.index("12 boxes")
+    assert (
+        without_names("It weighs 12kg, 3x4 tiles, at 9:30, the 2nd of 3.")
+        == "It weighs 12kg, 3x4 tiles, at 9:30, the 2nd of 3."
+    )
+
+
+def test_a_file_task_whose_path_holds_digits_is_no_worked_story_and_has_no_formula() -> None:
+    mode = CalculonMode()
+    assert mode.worked(TASK) is None
+    assert mode.hint(TASK, None) is None
+    assert mode.worked("Sam had 12 apples in /tmp/run7 and ate 5. How many are left?") is not None
+
+
+def test_a_digit_inside_a_path_forces_no_call_in_calculon_mode() -> None:
+    policy = StepPolicy(strict=True, call_policy="numbers")
+    assert not forces_call(
+        ModelRequest("", (Message("user", "List the files in /tmp/task1"),), (READ,)), policy
+    )
+    assert forces_call(ModelRequest("", (Message("user", "What is 12 times 7?"),), (READ,)), policy)

@@ -1,0 +1,46 @@
+"""Everyday phrasings over the official reference servers beside the bundled ones
+(bench/_everyday_reference.py): the right tool is among the five the model is offered, and
+first for most of them.
+
+The issue's target is the right tool first for 95%; measured here it is 15/26 (static encoder,
+the app's default) and 17/26 (contextual), so these floors hold what was reached, not the
+target (docs/benchmarks.md, "Everyday phrasings over the reference servers").
+
+The 61 tools are the servers' own lists (filesystem, memory, git, time, sqlite, fetch and the
+bundled calculator, converter and clock), snapshotted by ``python -m bench.reference_tools`` so
+the test needs neither Node nor the network; the ranking is the app's retriever over all of them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.tools import ToolInfo
+from bench._everyday_reference import REFERENCE
+from bench._retrieval_everyday import miss_line, rank_everyday
+from bench.reference_tools import snapshot_tools
+
+FLOORS = {"static": (0.55, 0.8), "contextual": (0.6, 0.9)}  # top-1, top-5: reached, not the 95% aimed at
+
+
+@pytest.fixture(scope="module")
+def reference_tools() -> list[ToolInfo]:
+    return snapshot_tools()
+
+
+def test_the_phrasings_name_tools_the_reference_servers_really_list(reference_tools: list[ToolInfo]) -> None:
+    names = {tool.name for tool in reference_tools}
+    assert len(REFERENCE) >= 20
+    assert [p.text for p in REFERENCE if not p.accepted & names] == []
+    assert {t.server for t in reference_tools} >= {"filesystem", "memory", "git", "time", "sqlite", "fetch"}
+
+
+@pytest.mark.parametrize("kind", ["static", "contextual"])
+def test_the_right_reference_tool_is_offered_for_most_everyday_phrasings_and_first_for_more_than_half(
+    reference_tools: list[ToolInfo], kind: str
+) -> None:
+    run = rank_everyday(reference_tools, kind, name="reference", phrasings=REFERENCE, top=5)
+    top1, top5 = FLOORS[kind]
+    misses = "\n".join(miss_line(row) for row in run.misses)
+    assert run.share("top1") >= top1, misses
+    assert run.share("top5") >= top5, misses
