@@ -13,8 +13,8 @@ behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]`` with
 ``<|python_tag|>``, Granite 3 ``<|tool_call|>``), after any prose; Gemma 4's own
 ``<|tool_call>call:name{key:<|"|>text<|"|>}<tool_call|>``, which is not JSON; and a call
 written as Python, ``get_time(timezone="Asia/Tokyo")``, where the whole reply (or its fenced
-block) is such calls to offered tools, one a line, with literal arguments: read with ``ast``,
-never evaluated.
+block, also a fenced block that ends a reply after its prose) is such calls to offered tools, one
+a line, with literal arguments: read with ``ast``, never evaluated.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from app.core.toolrun import schema_error
 WRITTEN_REASK = "That was a tool call written as text, and its result is above. Answer my question in words."
 WRITTEN_FAILURE = "The model answered with a tool call written as text, so no answer is shown."
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_TRAILING_FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n(?:(?!```).)*?```\s*$", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _GEMMA = re.compile(r"<\|tool_call>\s*(call:.*?)\s*(?:<tool_call\|>|$)", re.DOTALL)
 _MARKERS = ("[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>")
@@ -91,6 +92,10 @@ def calls_in_text(text: str, tools: Sequence[ToolSpec]) -> TextCalls | None:
     prose, bodies = _split(text.strip())
     if not bodies:
         bodies = _python(text.strip(), tools)
+    if not bodies and (tail := _TRAILING_FENCE.search(text.strip())) is not None:
+        # "Here's how you can do it: ```json read_file("/.../README.md") ```": prose, then the call
+        block = tail.group(0).strip()
+        prose, bodies = text.strip()[: tail.start()].strip(), _bodies(block) or _python(block, tools)
     if not bodies:
         return None
     calls = [_checked(body, tools) for body in bodies]
@@ -134,7 +139,7 @@ def _python(text: str, tools: Sequence[ToolSpec]) -> list[Mapping[str, Any]]:
     """Calls written as Python (``name(key=value)``), one a line, to offered tools, else none.
 
     Only the offered names count, so prose that happens to read as a call ("f(x)") is no call;
-    a single positional argument goes to a tool's only property.
+    a single positional argument goes to a tool's only property, or its only required one.
     """
     fenced = _FENCE.match(text)
     lines = [line.strip() for line in (fenced.group(1) if fenced else text).splitlines() if line.strip()]
@@ -156,12 +161,15 @@ def _python(text: str, tools: Sequence[ToolSpec]) -> list[Mapping[str, Any]]:
 
 def _python_arguments(node: ast.Call, spec: ToolSpec) -> dict[str, Any] | None:
     properties = list((spec.input_schema.get("properties") or {}).keys())
-    if len(node.args) > (1 if len(properties) == 1 else 0) or any(k.arg is None for k in node.keywords):
+    required = [name for name in spec.input_schema.get("required") or () if name in properties]
+    # one positional argument: the tool's only property, or its only required one (read_file's path)
+    only = properties if len(properties) == 1 else required if len(required) == 1 else []
+    if len(node.args) > len(only[:1]) or any(k.arg is None for k in node.keywords):
         return None
     try:
         arguments = {str(k.arg): ast.literal_eval(k.value) for k in node.keywords}
         if node.args:
-            arguments[properties[0]] = ast.literal_eval(node.args[0])
+            arguments[only[0]] = ast.literal_eval(node.args[0])
     except (ValueError, TypeError, SyntaxError, RecursionError):
         return None
     return arguments

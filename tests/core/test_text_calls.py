@@ -101,3 +101,28 @@ def test_a_written_call_already_made_this_turn_is_refused_and_a_new_one_is_run()
     assert fresh is not None and [c.arguments for c in fresh.calls] == [{"expression": "17 * 3"}]
     assert "it was run" in fresh.notice
     assert read_written("It is 17.", TOOLS, turn, 2) is None
+
+
+def test_a_call_in_the_fenced_block_that_ends_a_reply_is_read_with_its_prose_apart() -> None:
+    read = ToolSpec(
+        "read_file",
+        "Read a file.",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "head": {"type": "number"}},
+            "required": ["path"],
+        },
+    )
+    reply = (
+        "To find the version number, you can use the `read_file` function. Here's how you can do it:\n\n"
+        '```json\nread_file("/tmp/project/README.md")\n```'
+    )
+    found = calls_in_text(reply, (read,))
+    assert found is not None
+    assert [(c.name, dict(c.arguments)) for c in found.calls] == [
+        ("read_file", {"path": "/tmp/project/README.md"})
+    ]
+    assert found.prose.startswith("To find the version number") and "```" not in found.prose
+    # a fenced block of data, or of code that calls nothing offered, ends an answer and stays one
+    assert calls_in_text('The data:\n\n```json\n{"name": "Bob", "age": 17}\n```', (read,)) is None
+    assert calls_in_text("Try:\n\n```python\nprint(open('x').read())\n```", (read,)) is None
