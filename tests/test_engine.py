@@ -176,11 +176,11 @@ async def test_changing_the_model_rebuilds_the_backend_on_the_next_turn(servers_
     settings = use_backend(first)
     engine = Engine(settings, servers_path=servers_file)
     await engine.ensure_backend()
-    await engine.reconfigure(Settings(backend=settings.backend, n_ctx=8192))
+    await engine.reconfigure(Settings(backend=settings.backend, n_ctx=2048))
     assert first.closed and engine.backend is None
     await engine.ensure_backend()
     await engine.aclose()
-    assert [options["n_ctx"] for options in use_backend.built] == [4096, 8192]
+    assert [options["n_ctx"] for options in use_backend.built] == [8192, 2048]
 
 
 async def test_the_system_prompt_follows_calculon_mode(servers_file):

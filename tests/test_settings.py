@@ -69,9 +69,9 @@ def test_unknown_keys_are_ignored_and_saving_writes_the_same_format():
 
 
 def test_a_wrong_type_names_the_key_and_keeps_the_other_values():
-    write_settings({**OLD_FILE, "n_ctx": "8192", "strict": 1})
+    write_settings({**OLD_FILE, "n_ctx": "2048", "strict": 1})
     settings, problems = load_settings()
-    assert (settings.n_ctx, settings.strict, settings.backend) == (4096, True, "gemini")
+    assert (settings.n_ctx, settings.strict, settings.backend) == (8192, True, "gemini")
     assert len(problems) == 2
     assert "'n_ctx'" in problems[0] and "valid integer" in problems[0] and "using the default" in problems[0]
     assert "'strict'" in problems[1] and "valid boolean" in problems[1]

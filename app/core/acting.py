@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from app.core.messages import ToolSpec
 from app.core.records import CallRecord
+from app.core.toolrun import NOT_APPROVED
 
 # Words of a plan or of a deferral: what the model would do, or what the user should do.
 _PLAN = re.compile(
@@ -104,6 +105,8 @@ def act_reask(
     planned = bool(plan.search(answer)) or mentions_tool(answer, specs)
     gives_up = bool(_GIVES_UP.search(answer))
     last = calls[-1] if calls else None
+    if last is not None and last.is_error and NOT_APPROVED in last.result:
+        return None  # the user declined the call: not the model's to retry
     if last is not None and last.is_error and (planned or gives_up):
         return failed_reask(last.result), True
     if planned:

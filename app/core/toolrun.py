@@ -15,6 +15,8 @@ import jsonschema
 from app.core.messages import ToolCall
 from app.core.tools import ApprovalPolicy, ToolInfo, ToolProvider, ToolResult
 
+NOT_APPROVED = "was not approved"  # in a declined call's result: the user's no, not the model's error
+
 
 def schema_error(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
     """A readable reason why ``arguments`` do not fit ``schema``, or None."""
@@ -58,7 +60,7 @@ class ToolRunner:
             return ToolResult(f"Arguments do not match the schema of {info.name}: {problem}", True)
         refusal = await self._refusal(info, call.arguments)
         if refusal is not None:
-            return ToolResult(f"Call to {info.name} was not approved: {refusal}", True)
+            return ToolResult(f"Call to {info.name} {NOT_APPROVED}: {refusal}", True)
         return await self.provider.call_tool(info.name, _huge_ints_as_strings(call.arguments))
 
     async def _refusal(self, info: ToolInfo, arguments: Mapping[str, Any]) -> str | None:

@@ -126,6 +126,8 @@ def test_naming_an_offered_tool_instead_of_calling_it_is_a_plan() -> None:
     assert (
         act_reask("The file x does not exist.", "Show me x", [READ], [failed]) is None
     )  # reports, not gives up
+    declined = CallRecord("asking", "wipe", {}, "Call to wipe was not approved: declined", True, 1.0)
+    assert act_reask("I could not wipe it.", "wipe the disk", [READ], [declined]) is None  # the user said no
     zero = CallRecord("calculator", "divide", {"a": 858, "b": 0}, "division by zero", True, 1.0)
     undefined = "That cannot be done: it is undefined."
     assert (
