@@ -25,22 +25,18 @@ from app.core.messages import ToolSpec
 from app.core.records import CallRecord
 from app.core.toolrun import NOT_APPROVED
 
-# Words of a plan or of a deferral: what the model would do, or what the user should do.
+# A plan of steps still to take. After a call that worked only these count: "you can use it
+# now" may close a good answer, "we need to follow these steps" does not.
+_STEP_WORDS = (
+    r"\b(?:we|you|i)\s+(?:will\s+)?(?:need|have)\s+to\b|\bfollow(?:ing)?\s+these\s+steps\b"
+    r"|\bhere(?:'s|\s+is)\s+how\b|\bstep\s+1\b"
+)
+_STEPS = re.compile(_STEP_WORDS, re.IGNORECASE)
+# Before any call, also a deferral: what the model would do, or what the user should do.
 _PLAN = re.compile(
-    r"\b(?:we|you|i)\s+(?:will\s+)?(?:need|have)\s+to\b"
-    r"|\bfollow(?:ing)?\s+these\s+steps\b"
-    r"|\bhere(?:'s|\s+is)\s+how\b"
-    r"|\bstep\s+1\b"
-    r"|\byou\s+(?:can|could|would|should|might)\s+(?:use|call|run|try)\b"
+    _STEP_WORDS + r"|\byou\s+(?:can|could|would|should|might)\s+(?:use|call|run|try)\b"
     r"|\b(?:i(?:'ll|\s+will|\s+would)|let(?:'s|\s+us|\s+me))\s+(?:first\s+)?"
     r"(?:use|call|run|read|list|check|open|fetch|query|create|write|search|look|get|start|add|make|save)\b",
-    re.IGNORECASE,
-)
-# After a call that worked, only a plan of steps still to take: "you can use it now" may close a
-# good answer, "we need to follow these steps" does not.
-_STEPS = re.compile(
-    r"\b(?:we|you|i)\s+(?:will\s+)?(?:need|have)\s+to\b|\bfollow(?:ing)?\s+these\s+steps\b|\bstep\s+1\b"
-    r"|\bhere(?:'s|\s+is)\s+how\b",
     re.IGNORECASE,
 )
 # Words of giving up: an apology, or the model's own inability. "That cannot be done: it is
@@ -57,9 +53,9 @@ _HOW_TO = re.compile(
     re.IGNORECASE,
 )
 
+MAX_ACT_REASKS = 2  # a recovery can itself fail: a commit's missing staging, then its own error
 # No sentence here that a model could repeat as its answer: "I will send you its result" came
 # back word for word as one.
-MAX_ACT_REASKS = 2  # a recovery can itself fail: a commit's missing staging, then its own error
 ACT_REASK = (
     "Do not describe the steps or tell me how to do it: do the task yourself, with the next tool call."
 )
@@ -104,11 +100,11 @@ def act_reask(
     plan = _STEPS if calls else _PLAN
     planned = bool(plan.search(answer)) or mentions_tool(answer, specs)
     gives_up = bool(_GIVES_UP.search(answer))
-    last = calls[-1] if calls else None
-    if last is not None and last.is_error and NOT_APPROVED in last.result:
+    failed = calls[-1] if calls and calls[-1].is_error else None
+    if failed is not None and NOT_APPROVED in failed.result:
         return None  # the user declined the call: not the model's to retry
-    if last is not None and last.is_error and (planned or gives_up):
-        return failed_reask(last.result), True
+    if failed is not None and (planned or gives_up):
+        return failed_reask(failed.result), True
     if planned:
         return ACT_REASK, False
     if not calls and gives_up:
