@@ -3,11 +3,12 @@
     .venv/bin/python scripts/task_screenshot.py [--out docs/screenshots] [--model FILE.gguf]
 
 Nothing scripted: the built-in Qwen2.5-Coder-1.5B-Instruct (its file already joined in the cache,
-``--model`` names another copy) through llama.cpp in its own process, Calculon mode on, the bundled servers and
-``@modelcontextprotocol/server-filesystem`` (npx, pinned as in ``bench/_real_tasks_servers.py``)
-over a fresh folder holding ``prices.csv``. It asks for the sum of the prices (the real-task
-bench's ``sum-prices``), presses "Allow once" on each approval card (the server is not trusted),
-waits for the answer and saves ``task-filesystem.png`` with the trace of each call. Needs what ``scripts/screenshots.py`` needs (Xvfb or a display) and Node's npx.
+``--model`` names another copy) through llama.cpp in its own process, Calculon mode on, the bundled
+servers and ``@modelcontextprotocol/server-filesystem`` (npx, pinned as in
+``bench/_real_tasks_servers.py``) over a fresh folder holding ``prices.csv``. It asks for the sum of
+the prices (the real-task bench's ``sum-prices``), presses "Allow once" on each approval card (the
+server is not trusted), waits for the answer and saves ``task-filesystem.png`` with the trace of each
+call. Needs what ``scripts/screenshots.py`` needs (Xvfb or a display) and Node's npx.
 """
 
 from __future__ import annotations
@@ -94,12 +95,12 @@ async def _approve(window: object) -> None:
     pressed: set[int] = set()
     while True:
         for button in window.findChildren(QPushButton):  # type: ignore[attr-defined]
-            if button.text() == "Allow once" and button.isVisible() and button.isEnabled():
-                if id(button) not in pressed:
-                    pressed.add(id(button))
-                    print(f"approved a call ({len(pressed)})")
-                    await asyncio.sleep(1.5)  # the card stays readable in a shot taken meanwhile
-                    button.click()
+            ready = button.text() == "Allow once" and button.isVisible() and button.isEnabled()
+            if ready and id(button) not in pressed:
+                pressed.add(id(button))
+                print(f"approved a call ({len(pressed)})")
+                await asyncio.sleep(1.5)  # the card stays readable in a shot taken meanwhile
+                button.click()
         await asyncio.sleep(0.2)
 
 

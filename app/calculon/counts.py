@@ -3,16 +3,37 @@
 "How many lines does notes.txt have?" and "How many lines in server.log are ERROR lines?" are
 answered from a file's text, and a small model cannot count: it guessed 9 for 12 lines. Counting
 is arithmetic, and in Calculon mode arithmetic is never the model's: where the question is about
-lines, the result the model reads ends with what the app counted (all lines, and the lines holding
-each of the question's own words that some lines hold and others do not). The note is part of the
-tool's result as a source, so a count in the answer is backed by it, a lookup like any other.
+lines, or asks "how many" of a result that lists things (a folder's entries, a query's rows), the
+result the model reads ends with what the app counted (all lines, and the lines holding each of
+the question's own words that some lines hold and others do not; the items of a list). The note
+is part of the tool's result as a source, so a count in the answer is backed by it, a lookup like
+any other.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 
 _LINES = re.compile(r"\blines?\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNORECASE)
+# Everyday names for kinds of entry, and the text that marks them in a listing: the filesystem
+# server writes "[FILE] a.py" and "[DIR] src"; a person asks for "Python files" or "folders".
+_KINDS = {
+    "python": ".py",
+    "csv": ".csv",
+    "markdown": ".md",
+    "json": ".json",
+    "text": ".txt",
+    "files": "[FILE]",
+    "file": "[FILE]",
+    "directories": "[DIR]",
+    "directory": "[DIR]",
+    "folders": "[DIR]",
+    "folder": "[DIR]",
+    "subfolders": "[DIR]",
+}
 _WORD = re.compile(r"[A-Za-z][\w.-]*[A-Za-z0-9]|[A-Za-z]")
 # Words of the question that name no text to look for.
 _PLAIN_TEXT = (
@@ -21,13 +42,18 @@ _PLAIN_TEXT = (
 )
 _PLAIN = frozenset(_PLAIN_TEXT.split())
 MAX_WORDS = 3
+_PATH = re.compile(r"\S*[/\\]\S*")  # a path's parts ("/tmp/x") are no words to look for
 
 
 def count_note(asked: str, result: str) -> str:
-    """The note for ``result`` where ``asked`` is about lines and the result has several; ""
-    otherwise."""
-    if not _LINES.search(asked):
+    """The note for ``result`` where ``asked`` counts lines or things and the result has several;
+    "" otherwise."""
+    about_lines = bool(_LINES.search(asked))
+    if not about_lines and not _HOW_MANY.search(asked):
         return ""
+    items = _list_items(result)
+    if items is not None:
+        return f"\n\n[Counted by the app: this result lists {items} items.]" if items > 1 else ""
     lines = result.rstrip("\n").split("\n")
     if len(lines) < 2:
         return ""
@@ -37,11 +63,29 @@ def count_note(asked: str, result: str) -> str:
     for word in _asked_words(asked, result):
         holding = sum(1 for line in lines if word in line)
         if 0 < holding < len(lines):
-            facts.append(f"{holding} lines contain {word!r}")
+            facts.append(f"{holding} line contains {word!r}" if holding == 1 else f"{holding} lines contain {word!r}")
     return f"\n\n[Counted by the app: this result has {'; '.join(facts)}.]"
 
 
 def _asked_words(asked: str, result: str) -> list[str]:
-    """The question's own words (as written, case kept) that appear in the result."""
-    words = [w for w in dict.fromkeys(_WORD.findall(asked)) if w.lower() not in _PLAIN and "." not in w]
-    return [w for w in words if w in result][:MAX_WORDS]
+    """The question's own words (as written, case kept) that appear in the result, and the
+    marks of the kinds of entry it names ("Python files": ".py" and "[FILE]")."""
+    said = list(dict.fromkeys(_WORD.findall(_PATH.sub(" ", asked))))
+    kinds = [_KINDS[w.lower()] for w in said if w.lower() in _KINDS]
+    words = [w for w in said if w.lower() not in _PLAIN and w.lower() not in _KINDS and "." not in w]
+    return [w for w in dict.fromkeys(kinds + words) if w in result][:MAX_WORDS]
+
+
+def _list_items(result: str) -> int | None:
+    """How many items a result that is one list holds (a query's rows as JSON or as Python
+    writes them); None for any other text."""
+    text = result.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    for parse in (json.loads, ast.literal_eval):  # literal_eval evaluates no code: literals only
+        try:
+            value = parse(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        return len(value) if isinstance(value, list) else None
+    return None

@@ -10,8 +10,9 @@ call: forced, Qwen2.5-Coder-1.5B called the converter with its schema's example 
 of 51 real tasks got done against 12 asked without forcing (docs/benchmarks.md). What the model
 then does is shown as it is, so a turn still always ends.
 
-A refusal before any call ("I'm sorry, I can't assist with that") is asked again too, but not
-made to call: the tools on offer may not fit. Not asked again: a question about how to do
+A refusal before any call ("I'm sorry, I can't assist with that"), or a request to the user for
+what the task already names ("Please provide the CSV file contents."), is asked again too, but
+not made to call: the tools on offer may not fit. Not asked again: a question about how to do
 something (the plan is then the answer), an answer with no tools on offer, and a worked answer
 whose calculations already ran. At most ``MAX_ACT_REASKS`` such requests a turn.
 """
@@ -44,6 +45,16 @@ _PLAN = re.compile(
 _GIVES_UP = re.compile(
     r"\b(?:sorry|apolog\w*|unfortunately)\b"
     r"|\bI(?:'m|\s+am)?\s+(?:can(?:'t|not|\s+not)|couldn't|could\s+not|unable|not\s+able)\b",
+    re.IGNORECASE,
+)
+# Before any call, handing the task back: asking the user for what the request already names
+# ("Please provide the CSV file contents." for "Add up the prices in prices.csv"), or only
+# saying it is ready ("I'm ready to help you with that!"). Seen in 9 of 51 real tasks of the
+# 1.5B model; asked again like a refusal, not made to call: the request may truly lack a detail.
+_ASKS_BACK = re.compile(
+    r"\b(?:please|could\s+you|can\s+you|would\s+you)\s+(?:please\s+)?"
+    r"(?:provide|share|give|send|upload|paste|specify)\b"
+    r"|\bI(?:'m|\s+am)\s+ready\s+to\b|\bI\s+(?:need|would\s+need)\s+(?:to\s+know|to\s+see|the|more)\b",
     re.IGNORECASE,
 )
 # A question about how a thing is done wants the explanation, not the deed.
@@ -107,6 +118,6 @@ def act_reask(
         return failed_reask(failed.result), True
     if planned:
         return ACT_REASK, False
-    if not calls and gives_up:
+    if not calls and (gives_up or _ASKS_BACK.search(answer)):
         return REFUSAL_REASK, False
     return None

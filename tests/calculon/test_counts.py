@@ -26,6 +26,21 @@ def test_a_question_about_lines_gets_the_lines_and_those_holding_its_own_words_c
     assert "3 lines (2 not empty)" in count_note("How many lines does notes.txt have?", "a\n\nb")
 
 
+def test_how_many_of_a_listing_counts_the_entries_of_the_kind_asked_for() -> None:
+    listing = "[FILE] app.py\n[FILE] test_app.py\n[DIR] docs\n[FILE] notes.txt\n[DIR] tmp"
+    note = count_note("How many Python files are in /work/tmp?", listing)
+    assert "has 5 lines; 2 lines contain '.py'; 3 lines contain '[FILE]'." in note
+    assert "'tmp'" not in note  # a word of the path asked about is no kind of entry
+    assert "2 lines contain '[DIR]'" in count_note("How many folders does /work hold?", listing)
+
+
+def test_how_many_of_a_list_of_rows_counts_its_items() -> None:
+    rows = "[{'name': 'pen', 'price': 1.5}, {'name': 'ink', 'price': 2.0}, {'name': 'pad', 'price': 3}]"
+    assert "this result lists 3 items" in count_note("How many products are in the shop?", rows)
+    assert count_note("How many products are in the shop?", '[{"count(*)": 3}]') == ""  # the count itself
+    assert count_note("How many products are there?", "[__import__('os')]") == ""  # never evaluated
+
+
 def test_results_are_left_alone_where_the_question_counts_no_lines_or_there_is_one_line() -> None:
     assert count_note("What does server.log say?", LOG) == ""
     assert count_note("How many lines does it have?", "just one line\n") == ""

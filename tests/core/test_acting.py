@@ -76,6 +76,21 @@ async def test_a_refusal_before_any_call_is_asked_again_without_forcing_a_call(c
     assert not any(r.must_call for r in backend.requests)  # the tools offered may not fit
 
 
+def test_asking_the_user_for_what_a_tool_could_fetch_is_asked_again_before_any_call() -> None:
+    asked = "Add up the prices in prices.csv."
+    for back in (
+        "I'm ready to help! Please provide the CSV file contents.",
+        "I'm ready to help you with that!",
+        "Could you share the file's contents?",
+        "I would need the date of Alice's birthday.",
+    ):
+        assert act_reask(back, asked, [READ], []) == (REFUSAL_REASK, False), back
+    read = CallRecord("fs", "read_file", {"path": "prices.csv"}, "item,price\npen,0.99", False, 1.0)
+    # after a call that worked, a question back may be the honest answer (which column?)
+    assert act_reask("Please specify which column to add up.", asked, [READ], [read]) is None
+    assert act_reask("The prices add up to 15.74.", asked, [READ], []) is None
+
+
 async def test_a_question_about_how_to_do_it_keeps_its_explanation(calculator) -> None:
     outcome, backend = await turn([[PLAN]], calculator, "How do I add 1200 and 3400 with the calculator?")
     assert answers(outcome) == [PLAN]

