@@ -63,7 +63,8 @@ def count_note(asked: str, result: str) -> str:
     for word in _asked_words(asked, result):
         holding = sum(1 for line in lines if word in line)
         if 0 < holding < len(lines):
-            facts.append(f"{holding} line contains {word!r}" if holding == 1 else f"{holding} lines contain {word!r}")
+            verb = "line contains" if holding == 1 else "lines contain"
+            facts.append(f"{holding} {verb} {word!r}")
     return f"\n\n[Counted by the app: this result has {'; '.join(facts)}.]"
 
 

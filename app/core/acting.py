@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 
 from app.core.messages import ToolSpec
+from app.core.named import places
 from app.core.records import CallRecord
 from app.core.toolrun import NOT_APPROVED
 
@@ -86,6 +87,32 @@ def failed_reask(error: str) -> str:
         f"The last tool call failed: {first} Do not apologise or give up: fix what the error names "
         "(another tool may have to run first) and make the next tool call now."
     )
+
+
+# A tool argument that takes a place: a path, a URL, a file, a folder, a repository.
+_PLACE_ARGUMENT = re.compile(r"path|url|uri|file|dir|folder|repo", re.IGNORECASE)
+
+
+def opens_with_call(asked: str, specs: Sequence[ToolSpec]) -> bool:
+    """Whether the first step of a turn must be a call: the user named a file, a folder or a URL
+    and an offered tool takes one. Qwen2.5-Coder-1.5B, asked for the mean of the visitors in
+    ".../visitors.csv" with read_text_file on offer, answered "Please provide the file path"
+    three times over; the place it asks for is in the question. How-to questions are exempt."""
+    if _HOW_TO.search(asked) or not places(asked):
+        return False
+    return any(_takes_place(spec) for spec in specs)
+
+
+def _takes_place(spec: ToolSpec) -> bool:
+    properties = spec.input_schema.get("properties") if isinstance(spec.input_schema, dict) else None
+    if not isinstance(properties, dict):
+        return False
+    for name, schema in properties.items():
+        kind = schema.get("type", "string") if isinstance(schema, dict) else "string"
+        kinds = kind if isinstance(kind, list) else [kind]
+        if _PLACE_ARGUMENT.search(str(name)) and ("string" in kinds or "array" in kinds):
+            return True
+    return False
 
 
 def mentions_tool(answer: str, specs: Sequence[ToolSpec]) -> bool:

@@ -11,16 +11,26 @@ from __future__ import annotations
 
 import re
 
-_NAMES = re.compile(
+_PLACES = (
     r"\b[a-z][a-z0-9+.-]*://\S+"  # a URL
     r"|(?<!\S)(?:~|\.{1,2})?/[^\s,;:!?()\"']+"  # an absolute or relative path
     r"|(?<![\w.])[A-Za-z][\w-]*(?:/[\w.-]+)+"  # src/main.py: a path with no leading slash
     r"|(?<![\w.-])[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b(?![\w/])"  # a file name: notes2.txt
-    r"|\b[A-Za-z][\w-]*[0-9][\w-]*"  # an identifier with a digit in it: task1, COVID-19, x86_64
+)
+_NAMES = re.compile(
+    _PLACES + r"|\b[A-Za-z][\w-]*[0-9][\w-]*"  # an identifier with a digit in it: task1, COVID-19, x86_64
     r"|\b\w*_\w*[0-9]\w*",  # or an underscore: 6rgfo5q_
     re.IGNORECASE,
 )
+_PLACE = re.compile(_PLACES, re.IGNORECASE)
+_ABBREVIATION = re.compile(r"^\w\.\w$")  # "e.g", "i.e": no file names
 _FRACTION = re.compile(r"^[0-9.,]+/[0-9.,]+$")  # 3/4 is a number, not a path
+
+
+def places(text: str) -> list[str]:
+    """The paths, URLs and file names ``text`` names ("3/4" is a number, not one)."""
+    found = (m.group(0).rstrip(".,;:!?)'\"") for m in _PLACE.finditer(text))
+    return [f for f in found if not _FRACTION.match(f) and not _ABBREVIATION.match(f)]
 
 
 def without_names(text: str) -> str:

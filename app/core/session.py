@@ -23,6 +23,7 @@ from typing import Any
 
 from app.core import events as ev
 from app.core import running
+from app.core.acting import opens_with_call
 from app.core.answer_check import AnswerCheck
 from app.core.app_context import AppContext, context_messages
 from app.core.backend import (
@@ -271,7 +272,8 @@ class _Turn:
         self.specs = specs
         backed = tuple(s.text for s in self.all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
-        must_call, self.check.must_call = self.check.must_call and bool(specs), False
+        opens = step_no == 1 and opens_with_call(self.user_text, specs)
+        must_call, self.check.must_call = (self.check.must_call or opens) and bool(specs), False
         request = ModelRequest(
             self.s.system_prompt, history, specs, backed, self.formula, self._worked_format(), must_call
         )

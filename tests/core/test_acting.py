@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from app.core import events as ev
-from app.core.acting import ACT_REASK, REFUSAL_REASK, act_reask
+from app.core.acting import ACT_REASK, REFUSAL_REASK, act_reask, opens_with_call
 from app.core.backend import Chunk, ModelRequest, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
@@ -25,6 +25,7 @@ from app.llm.local.step import StepPolicy, forces_call
 from app.llm.openai.convert import request_body
 from app.llm.scripted import ScriptedBackend
 from app.mcp.supervisor import Supervisor
+from tests.mcp.helpers import script_entry, started
 
 pytestmark = pytest.mark.anyio
 PLAN = "We need to follow these steps: 1. Add the two numbers with the evaluate tool. 2. Report the sum."
@@ -89,6 +90,33 @@ def test_asking_the_user_for_what_a_tool_could_fetch_is_asked_again_before_any_c
     # after a call that worked, a question back may be the honest answer (which column?)
     assert act_reask("Please specify which column to add up.", asked, [READ], [read]) is None
     assert act_reask("The prices add up to 15.74.", asked, [READ], []) is None
+
+
+def test_a_question_naming_a_file_opens_with_a_call_where_a_tool_takes_a_path() -> None:
+    add = ToolSpec("add", "Add", {"type": "object", "properties": {"a": {"type": "number"}}})
+    url = {"url": {"type": ["string", "null"]}}
+    fetch = ToolSpec("fetch", "Fetch", {"type": "object", "properties": url})
+    asked = "What is the average number of visitors per day in /srv/site/visitors.csv?"
+    assert opens_with_call(asked, [add, READ])
+    assert opens_with_call("Add up the prices in prices.csv.", [READ])
+    assert opens_with_call("What does http://127.0.0.1:8000/news.html say?", [fetch])
+    assert not opens_with_call(asked, [add])  # nothing on offer takes a path
+    assert not opens_with_call("How do I read notes.txt?", [READ])  # the explanation is the answer
+    assert not opens_with_call("What is 3/4 of 12, e.g. as a fraction?", [READ])  # no place named
+
+
+async def test_the_first_step_of_a_turn_naming_a_file_must_call_and_the_next_need_not(tmp_path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("ship the beta\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(notes)}))
+    async with started(script_entry("files", "files.py"), tool_timeout_s=10) as files:
+        steps = [[read], ["The notes say: ship the beta."]]
+        outcome, backend = await turn(steps, files, f"What do {notes} say?")
+        assert [(c.tool, c.result) for c in outcome.tool_calls] == [("read_text", "ship the beta\n")]
+        assert [r.must_call for r in backend.requests] == [True, False]
+        # no place named: the model may answer without a call
+        _, backend = await turn([["Hello."]], files, "Say hello.")
+        assert [r.must_call for r in backend.requests] == [False]
 
 
 async def test_a_question_about_how_to_do_it_keeps_its_explanation(calculator) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.calculon import CalculonMode
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolSpec
-from app.core.named import without_names
+from app.core.named import places, without_names
 from app.llm.local.step import StepPolicy, forces_call
 
 TASK = "Add up the prices in /tmp/calculon-shots-6rgfo5q_/project/prices.csv."
@@ -25,6 +25,12 @@ def test_paths_urls_file_names_and_identifiers_are_blanked_and_every_other_numbe
         without_names("It weighs 12kg, 3x4 tiles, at 9:30, the 2nd of 3.")
         == "It weighs 12kg, 3x4 tiles, at 9:30, the 2nd of 3."
     )
+
+
+def test_the_places_a_message_names_are_its_paths_urls_and_file_names_not_numbers_or_abbreviations() -> None:
+    text = "Compare /srv/run7/log.txt with report2.pdf and https://x.org/a1, e.g. at 3/4 speed, i.e. slowly."
+    assert places(text) == ["/srv/run7/log.txt", "report2.pdf", "https://x.org/a1"]
+    assert places("What is 12.5 times 4, or 3/4 of it?") == []
 
 
 def test_a_file_task_whose_path_holds_digits_is_no_worked_story_and_has_no_formula() -> None:
