@@ -48,12 +48,17 @@ from app.llm.local.operands import Operands, operands
 from app.llm.local.options import CallPolicy
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
+from app.llm.local.sampling import GrammarError
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 from app.llm.local.worked_step import WorkedStep
 
 logger = logging.getLogger(__name__)
 _DIGIT = re.compile(r"\d")
 Emit = Callable[[Chunk], None]
+DEAD_END_NOTICE = (
+    "Calculon's number rules left the model no way to finish this step; it ran again without them: "
+    "check the numbers of its call."
+)
 REPEAT_NOTICE = "The model repeated a tool call whose result it already had; it was asked to answer instead."
 
 
@@ -107,7 +112,18 @@ class StepRunner:
         if forms is not None:
             forms = with_schema_numbers(forms, (tool.input_schema for tool in request.tools))
         grammar = self._grammar(request, forms, notices)
-        result = self._decode(prompt, grammar, emit, stop)
+        try:
+            result = self._decode(prompt, grammar, emit, stop)
+        except GrammarError:
+            if forms is None:
+                raise
+            # Calculon's number rules can leave a call no way on: "head" of read_text_file is a
+            # number, and a question with none gives it nothing to take (seen: "the tool-call grammar
+            # allows no next token" ended a real task). The step runs again without them, and says so.
+            logger.warning("the step's grammar reached a dead end; decoding again without the number rules")
+            notices.append(DEAD_END_NOTICE)
+            grammar = self.grammar_for(request.tools, forced=forces_call(request, self.policy))
+            result = self._decode(prompt, grammar, emit, stop)
         calls = self._calls_of(result, request.tools)
         fresh = tuple(c for c in calls if not repeats_earlier_call(c, request.messages, request.backed))
         if calls and not fresh and not stop.is_set():
