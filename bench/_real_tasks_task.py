@@ -87,6 +87,8 @@ def tools(
 
 
 def shown(value: Any) -> str:
+    if isinstance(value, tuple):  # a day and its count: "Sat, 204"
+        return ", ".join(shown(part) for part in value)
     if isinstance(value, dt.datetime):
         return value.strftime("%H:%M")
     if isinstance(value, Decimal):

@@ -54,6 +54,14 @@ def test_a_stated_value_judge_refuses_a_wrong_value(tmp_path):
         assert not task.judge(project, _shifted(task.solve(project))), task.name
 
 
+def test_a_question_asking_which_and_how_many_needs_both_in_the_answer(tmp_path):
+    project = ws.build(tmp_path / "w")
+    task = next(t for t in TASKS if t.name == "busiest-day")
+    assert task.judge(project, "Saturday was the busiest day, with 204 visitors.")
+    # the count alone, inside a converter's error the model repeated, is no answer to "which day"
+    assert not task.judge(project, "You should write it after the number, e.g. '204 km'.")
+
+
 def _named_sources(task: object, project: Path) -> str:
     prompt = task.prompt  # type: ignore[attr-defined]
     files = [project / m.rstrip(".,") for m in re.findall(r"\{ws\}/([\w./-]+)", prompt)]
