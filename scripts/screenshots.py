@@ -122,6 +122,16 @@ async def settle(app: QApplication, seconds: float = 0.4) -> None:
     await asyncio.sleep(seconds)
 
 
+async def answers_shot(app: QApplication, window: MainWindow, path: Path) -> Path:
+    """Print each answer with its badge, as the window shows them, then save the window to ``path``."""
+    for bubble in window.chat.bubbles():
+        if bubble.title == "Answer":
+            print(f"{bubble.text().strip()!r}: {bubble.badge.text()!r}")
+    await settle(app, 1.0)
+    window.grab().save(str(path))
+    return path
+
+
 async def shoot(app: QApplication, out: Path, servers_path: Path) -> list[Path]:
     from app.calculon import CalculonMode
     from app.engine import Engine

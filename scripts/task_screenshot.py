@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from scripts.screenshots import on_display, settle  # noqa: E402
+from scripts.screenshots import answers_shot, on_display  # noqa: E402
 
 DEFAULT_MODEL = Path.home() / ".cache" / "calculon" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 TIMEOUT_S = 240
@@ -75,13 +75,7 @@ async def shoot(app: QApplication, out: Path, servers_path: Path, model: Path) -
             print(f"the turn had not ended after {TIMEOUT_S} s")
         finally:
             approving.cancel()
-        for bubble in window.chat.bubbles():
-            if bubble.title == "Answer":
-                print(f"{bubble.text().strip()!r}: {bubble.badge.text()!r}")
-        await settle(app, 1.0)
-        path = out / "task-filesystem.png"
-        window.grab().save(str(path))
-        return path
+        return await answers_shot(app, window, out / "task-filesystem.png")
     finally:
         window.close()
         await engine.aclose()

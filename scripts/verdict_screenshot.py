@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from scripts.screenshots import on_display, settle  # noqa: E402
+from scripts.screenshots import answers_shot, on_display  # noqa: E402
 
 QUESTIONS = (
     "What is 12 times 7?",
@@ -52,13 +52,7 @@ async def shoot(app: QApplication, out: Path, servers_path: Path) -> Path:
         for question in QUESTIONS:
             window.controller.submit(question)
             await asyncio.wait_for(window.controller.wait_idle(), 180)
-        for bubble in window.chat.bubbles():
-            if bubble.title == "Answer":
-                print(f"{bubble.text().strip()!r}: {bubble.badge.text()!r}")
-        await settle(app, 1.0)
-        path = out / "verdicts.png"
-        window.grab().save(str(path))
-        return path
+        return await answers_shot(app, window, out / "verdicts.png")
     finally:
         window.close()
         await engine.aclose()
