@@ -157,9 +157,14 @@ class Engine:
             calculators = self.config.running_bundled("calculator") if strict else []
             self.selector.pinned_servers = calculators
             # a conversion is arithmetic too: "109 °F in Celsius" ranked the six fixed-direction
-            # temperature tools above convert, and the model took the wrong direction of them
+            # temperature tools above convert, and the model took the wrong direction of them.
+            # Only where the question names a unit: offered always, Qwen2.5-Coder-1.5B converted
+            # a visitor count to km and a port number to miles (docs/benchmarks.md).
+            from app.servers.units import names_unit
+
             converters = self.config.running_bundled("converter") if strict else []
-            self.selector.pinned = [*self.settings.pinned_tools, *(f"{c}.convert" for c in converters)]
+            self.selector.pinned = list(self.settings.pinned_tools)
+            self.selector.pinned_if = [(f"{c}.convert", names_unit) for c in converters]
 
     def _refresh_tools_on_change(self, event: ev.Event) -> None:
         notify = getattr(self.selector, "notify_tools_changed", None)

@@ -15,18 +15,22 @@ file names and identifiers blanked (:mod:`app.core.named`): their digits are no 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from app.calculon.counts import count_note
+from app.calculon.extremes import extremes_note
 from app.calculon.hint import formula_hint
+from app.calculon.idle import idle_reason
+from app.calculon.output import call_formula
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
 from app.calculon.verdict import judge
 from app.calculon.worked import inline_result, worked_answer
 from app.core.backend import FormulaHint, WorkedAnswer
 from app.core.named import without_names
+from app.core.records import CallRecord
 from app.core.tools import CheckResult, TurnFacts, Verdict
 
 
@@ -45,8 +49,21 @@ class CalculonMode(CalculonVerifier):
         return inline_result(result, is_error, asked, str(arguments.get("expression", "")))
 
     def count_note(self, asked: str, result: str) -> str:
-        """Lines the app counted in a tool's text, where the question counts lines (app.calculon.counts)."""
-        return count_note(asked, result)
+        """What the app counted (app.calculon.counts) or compared (app.calculon.extremes) in a
+        tool's text, where the question asks for a count or a most or least."""
+        return count_note(asked, result) + extremes_note(asked, result)
+
+    def idle_call(
+        self, server: str, tool: str, arguments: Mapping[str, Any], calls: Sequence[CallRecord]
+    ) -> str:
+        """Why a calculation made after another server's data came back works nothing out, or ""
+        (app.calculon.idle)."""
+        formula = call_formula(tool, arguments, shown=False)
+        read = any(c.server != server and not c.is_error for c in calls)
+        if formula is None or not read:
+            return ""
+        done = [(call_formula(c.tool, c.arguments, shown=False), c) for c in calls if not c.is_error]
+        return idle_reason(formula, [(f, c.result) for f, c in done if f is not None])
 
     def readings(self, asked: str) -> tuple[str, ...]:
         """The question's likeliest formulas, as the calculator takes them (for a re-ask)."""

@@ -51,8 +51,11 @@ def count_note(asked: str, result: str) -> str:
     about_lines = bool(_LINES.search(asked))
     if not about_lines and not _HOW_MANY.search(asked):
         return ""
-    items = _list_items(result)
-    if items is not None:
+    value = _list_value(result)
+    if value is not None and _is_tree(value):
+        return _tree_note(asked, value)
+    if value is not None:
+        items = len(value)
         return f"\n\n[Counted by the app: this result lists {items} items.]" if items > 1 else ""
     lines = result.rstrip("\n").split("\n")
     if len(lines) < 2:
@@ -77,9 +80,9 @@ def _asked_words(asked: str, result: str) -> list[str]:
     return [w for w in dict.fromkeys(kinds + words) if w in result][:MAX_WORDS]
 
 
-def _list_items(result: str) -> int | None:
-    """How many items a result that is one list holds (a query's rows as JSON or as Python
-    writes them); None for any other text."""
+def _list_value(result: str) -> list[object] | None:
+    """A result that is one list (a query's rows as JSON or as Python writes them, a folder's
+    tree); None for any other text."""
     text = result.strip()
     if not (text.startswith("[") and text.endswith("]")):
         return None
@@ -88,5 +91,40 @@ def _list_items(result: str) -> int | None:
             value = parse(text)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             continue
-        return len(value) if isinstance(value, list) else None
+        return value if isinstance(value, list) else None
     return None
+
+
+def _is_tree(value: list[object]) -> bool:
+    """A folder's tree as the filesystem server writes it: entries with a name, folders with children."""
+    return bool(value) and all(
+        isinstance(v, dict) and "name" in v and ("type" in v or "children" in v) for v in value
+    )
+
+
+def _entries(value: list[object]) -> list[tuple[str, bool]]:
+    """Every entry of a tree, subfolders included, as (name, is a folder)."""
+    found: list[tuple[str, bool]] = []
+    for entry in value:
+        if not isinstance(entry, dict):
+            continue
+        children = entry.get("children")
+        kind = str(entry.get("type", "")).lower()
+        folder = isinstance(children, list) or kind in ("directory", "dir", "folder")
+        found.append((str(entry.get("name", "")), folder))
+        if isinstance(children, list):
+            found.extend(_entries(children))
+    return found
+
+
+def _tree_note(asked: str, value: list[object]) -> str:
+    """ "Python files under src, subfolders included": a small model read a tree of 5 .py files
+    nested in folders and sent the calculator 3 * 3 * 3. The app counts the whole tree."""
+    entries = _entries(value)
+    files = [name for name, folder in entries if not folder]
+    facts = [f"{len(files)} files and {len(entries) - len(files)} folders, subfolders included"]
+    said = {w.lower() for w in _WORD.findall(_PATH.sub(" ", asked))}
+    for mark in dict.fromkeys(_KINDS[w] for w in said if w in _KINDS and _KINDS[w].startswith(".")):
+        ending = sum(1 for name in files if name.lower().endswith(mark))
+        facts.append(f"{ending} file {'name ends' if ending == 1 else 'names end'} in {mark!r}")
+    return f"\n\n[Counted by the app: this tree holds {'; '.join(facts)}.]"

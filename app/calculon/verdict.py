@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from fractions import Fraction
 
@@ -25,6 +26,7 @@ from app.calculon.output import is_exact
 from app.calculon.provenance import SourcePool, answer_mentions
 from app.calculon.ranker import ranked
 from app.calculon.transcript import Transcript, names_an_operation, transcribe
+from app.core.named import without_names, without_quoted_words
 from app.core.numbers import Mention, find_numbers
 from app.core.records import CallRecord
 from app.core.tools import USER_SOURCE, CheckResult, Source, TurnFacts, Verdict
@@ -37,9 +39,13 @@ ARITHMETIC_TOOLS = frozenset(
     | {"celsius_to_fahrenheit", "fahrenheit_to_celsius", "celsius_to_kelvin", "kelvin_to_celsius"}
 )
 NOT_CALCULATED = "Not calculated: the answer's numbers only repeat your question; no tool computed them."
+ONLY_READ = "Not calculated: the answer's numbers were only read from a tool's result; no tool computed them."
 
 
 def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
+    # the digits of a path, URL or file name are no numbers of the question ("What does
+    # /tmp/run61/notes.txt say?"), and quoted words no operation ("the message 'Add a draft'")
+    facts = dataclasses.replace(facts, asked=without_quoted_words(without_names(facts.asked)))
     if not check.verified:
         return Verdict(
             "unverified", basis=f"No tool gave these and you did not: {', '.join(check.unbacked)}."
@@ -67,6 +73,8 @@ def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
     if lookups and not asks_to_calculate(facts.asked):
         names = ", ".join(dict.fromkeys(call.tool for call in lookups))
         return Verdict("verified", basis=f"No arithmetic was asked: the numbers are what {names} returned.")
+    if lookups and names_an_operation(facts.asked):  # "Add up the prices", answered with them as read
+        return Verdict("not_calculated", basis=ONLY_READ)
     return Verdict("computed", formula=formula, basis=_why_computed(transcript, answer, facts))
 
 

@@ -14,7 +14,9 @@ A refusal before any call ("I'm sorry, I can't assist with that"), or a request 
 what the task already names ("Please provide the CSV file contents."), is asked again too, but
 not made to call: the tools on offer may not fit. Not asked again: a question about how to do
 something (the plan is then the answer), an answer with no tools on offer, and a worked answer
-whose calculations already ran. At most ``MAX_ACT_REASKS`` such requests a turn.
+whose calculations already ran. An apology after calls that worked is asked again with the
+request written out after the results (``results_reask``). At most ``MAX_ACT_REASKS`` such
+requests a turn.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from collections.abc import Sequence
 from app.core.messages import ToolSpec
 from app.core.named import places
 from app.core.records import CallRecord
-from app.core.toolrun import NOT_APPROVED
+from app.core.toolrun import IDLE_NOT_RUN, NOT_APPROVED
+from app.core.tools import ToolInfo
 
 # A plan of steps still to take. After a call that worked only these count: "you can use it
 # now" may close a good answer, "we need to follow these steps" does not.
@@ -89,6 +92,15 @@ def failed_reask(error: str) -> str:
     )
 
 
+def results_reask(asked: str) -> str:
+    """The request written again after the results. After calls that worked, an apology ("I'm
+    sorry, but I can't assist with that.") is the model losing the request behind the long results:
+    Qwen2.5-Coder-1.5B did so after reading the very file it was asked about. Asked with the
+    request after the results, it answered (13 lines, from the app's count); without it, it
+    apologised or called the calculator. Also told after a calculation that was not run."""
+    return f"Using the tool results above, do what I asked: {asked.strip()}"
+
+
 # A tool argument that takes a place: a path, a URL, a file, a folder, a repository.
 _PLACE_ARGUMENT = re.compile(r"path|url|uri|file|dir|folder|repo", re.IGNORECASE)
 
@@ -101,6 +113,13 @@ def opens_with_call(asked: str, specs: Sequence[ToolSpec]) -> bool:
     if _HOW_TO.search(asked) or not places(asked):
         return False
     return any(_takes_place(spec) for spec in specs)
+
+
+def place_servers(offered: Sequence[tuple[ToolInfo, float]]) -> set[str]:
+    """The servers of which some offered tool takes a place. A turn that must open with a call
+    offers only their tools: asked "How many lines in server.log are ERROR lines?", made to call
+    with the calculator on offer, Qwen2.5-Coder-1.5B called evaluate("0") before reading the log."""
+    return {tool.server for tool, _ in offered if _takes_place(ToolSpec(tool.name, "", tool.input_schema))}
 
 
 def _takes_place(spec: ToolSpec) -> bool:
@@ -141,10 +160,12 @@ def act_reask(
     failed = calls[-1] if calls and calls[-1].is_error else None
     if failed is not None and NOT_APPROVED in failed.result:
         return None  # the user declined the call: not the model's to retry
-    if failed is not None and (planned or gives_up):
+    if failed is not None and IDLE_NOT_RUN not in failed.result and (planned or gives_up):
         return failed_reask(failed.result), True
     if planned:
         return ACT_REASK, False
     if not calls and (gives_up or _ASKS_BACK.search(answer)):
         return REFUSAL_REASK, False
+    if calls and gives_up:
+        return results_reask(asked), False
     return None

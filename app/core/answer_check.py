@@ -150,6 +150,9 @@ class AnswerCheck:
             ev.Notice, message="No tool computed the answer's number; the model was asked to calculate it."
         )
         turn.messages.append(Message("user", calculate_reask(shown)))
+        # after another tool's data came back the next step must call: asked only, Qwen2.5-Coder-1.5B
+        # wrote "1.25 + 2.40 = 1.25 + 2.40 = ..." for the prices it had read, twice over
+        self.must_call = any(not c.is_error for c in turn.outcome.tool_calls)
         return True
 
     def _verdict(self, answer: str, check: CheckResult) -> Verdict:

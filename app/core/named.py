@@ -36,3 +36,13 @@ def places(text: str) -> list[str]:
 def without_names(text: str) -> str:
     """``text`` with every path, URL, file name and identifier blanked, lengths kept."""
     return _NAMES.sub(lambda m: m.group(0) if _FRACTION.match(m.group(0)) else " " * len(m.group(0)), text)
+
+
+# Words the user quotes are content to write, not an operation to do: "Commit it with the message
+# 'Add launch draft'" asks for no addition. Quoted digits stay: they may be quantities.
+_QUOTED = re.compile(r"(?<!\w)'[^'\d\n]{1,200}'(?!\w)|\"[^\"\d\n]{1,200}\"|“[^”\d\n]{1,200}”")
+
+
+def without_quoted_words(text: str) -> str:
+    """``text`` with every quoted span that holds no digit blanked, lengths kept."""
+    return _QUOTED.sub(lambda m: " " * len(m.group(0)), text)

@@ -23,7 +23,7 @@ from typing import Any
 
 from app.core import events as ev
 from app.core import running
-from app.core.acting import opens_with_call
+from app.core.acting import opens_with_call, place_servers, results_reask
 from app.core.answer_check import AnswerCheck
 from app.core.app_context import AppContext, context_messages
 from app.core.backend import (
@@ -41,7 +41,7 @@ from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
-from app.core.toolrun import ToolRunner
+from app.core.toolrun import IDLE_NOT_RUN, ToolRunner
 from app.core.tools import (
     USER_SOURCE,
     AnswerVerifier,
@@ -154,6 +154,18 @@ class ChatSession:
         return chosen, True
 
 
+def _spec(tool: ToolInfo) -> ToolSpec:
+    return ToolSpec(tool.name, tool.description, tool.input_schema)
+
+
+async def _not_run(reason: str) -> tuple[ToolResult, float]:
+    told = (
+        f"{IDLE_NOT_RUN} {reason}. The results above already hold what the request needs: answer it"
+        " from them, or make the call it still needs, with a tool other than the calculator."
+    )
+    return ToolResult(told, is_error=True), 0.0
+
+
 class _Turn:
     """State of one running turn; commits to the session's history only on success."""
 
@@ -165,6 +177,8 @@ class _Turn:
         self.user_text = ""
         self.specs: tuple[ToolSpec, ...] = ()  # the tools offered at the latest step
         self.written = 0  # calls written as text that were refused
+        self.idle_server = ""  # whose calculation worked nothing out and was refused: not offered again
+        self.idle_told = False  # such a call was refused this step: the request is written out again
         self.worked: list[str] = []  # a worked answer's text so far, while its inline calls run
         self.inserted: list[str] = []  # how each inline result stands in that answer ("= 9")
         self.outcome = TurnOutcome()
@@ -237,6 +251,9 @@ class _Turn:
                     self.inserted.clear()
                 for call in calls:
                     await self._call(call)
+                if self.idle_told:  # after all of the step's results, which a template keeps together
+                    self.idle_told = False
+                    self.messages.append(Message("user", results_reask(self.user_text)))
                 continue
             answer, worked = "".join([*self.worked, step.text]), bool(self.worked)
             self.worked.clear()
@@ -261,6 +278,10 @@ class _Turn:
             offered, selected = self.s.offer(context)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
             offered, selected = await asyncio.to_thread(self.s.offer, context)
+        offered = [(t, score) for t, score in offered if t.server != self.idle_server]
+        opens = step_no == 1 and opens_with_call(self.user_text, [_spec(t) for t, _ in offered])
+        if opens:  # the named file or page comes first: only servers that take one are offered
+            offered = [(t, score) for t, score in offered if t.server in place_servers(offered)]
         self.emit(
             ev.StepStarted,
             step=step_no,
@@ -268,11 +289,10 @@ class _Turn:
             selected=selected,
             continues=bool(self.worked),
         )
-        specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t, _ in offered)
+        specs = tuple(_spec(t) for t, _ in offered)
         self.specs = specs
         backed = tuple(s.text for s in self.all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
-        opens = step_no == 1 and opens_with_call(self.user_text, specs)
         must_call, self.check.must_call = (self.check.must_call or opens) and bool(specs), False
         request = ModelRequest(
             self.s.system_prompt, history, specs, backed, self.formula, self._worked_format(), must_call
@@ -328,10 +348,11 @@ class _Turn:
         named = {"call_id": f"{self.id}-{call.id}", "server": server, "tool": tool}
         self.emit(ev.ToolCallStarted, **named, arguments=call.arguments, inline=call.inline)
         started = time.perf_counter()
+        idle = self._idle(server, tool, call)
         try:
             result, ms = await self.s.running.run(
                 named["call_id"],
-                lambda: self.s.runner.run(call),
+                (lambda: _not_run(idle)) if idle else (lambda: self.s.runner.run(call)),
                 lambda update: self.emit(ev.ToolCallProgress, **named, **update.event_fields()),
             )
         except asyncio.CancelledError:  # the whole turn stopped: the call's node says so too
@@ -346,6 +367,17 @@ class _Turn:
         if not result.is_error:
             trusted = self.s.trusted(server)
             self.sources.append(Source(shown["text"], call_label(tool, call.arguments), server, trusted))
+
+    def _idle(self, server: str, tool: str, call: ToolCall) -> str:
+        """Why Calculon mode does not run a calculation that works nothing out (app.calculon.idle),
+        or "". From then on the turn offers no calculator: the model answers or does the task."""
+        idle = getattr(self.s.verifier, "idle_call", None)
+        calls = self.outcome.tool_calls
+        reason = "" if idle is None or call.inline else str(idle(server, tool, call.arguments, calls))
+        if reason:
+            self.idle_server, self.idle_told = server, True
+            self.emit(ev.Notice, message=f"Not run: {reason}. The turn goes on without the calculator.")
+        return reason
 
     def _counted(self, result: ToolResult) -> str:
         """What Calculon mode counted in a text result the question asks to count (app.calculon.counts)."""

@@ -16,6 +16,9 @@ from app.core.messages import ToolCall
 from app.core.tools import ApprovalPolicy, ToolInfo, ToolProvider, ToolResult
 
 NOT_APPROVED = "was not approved"  # in a declined call's result: the user's no, not the model's error
+# A calculation Calculon mode did not run, for it worked nothing out (app.calculon.idle): no
+# failure to fix by calling again.
+IDLE_NOT_RUN = "Not run (it works nothing out):"
 
 
 def schema_error(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:

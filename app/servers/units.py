@@ -95,6 +95,35 @@ def split_quantity(text: str) -> tuple[str, str]:
     return match[1].replace(",", "").replace("−", "-"), match[2]
 
 
+# A unit written in words ("miles", "degrees Fahrenheit") anywhere, or a short symbol ("km", "°F",
+# "5 m") after a number: "in", "t" and "m" are words and letters far more often than units.
+_NUMBERED_SYMBOL = re.compile(r"\d\s*(°?[A-Za-z][A-Za-z0-9_^³]*)")
+_WORD = re.compile(r"°?[A-Za-z][A-Za-z_]*")
+
+
+def names_unit(text: str) -> bool:
+    """Whether ``text`` names a unit the converter knows: a question its converter may fit."""
+    if any(_unit_or_none(m[1]) is not None for m in _NUMBERED_SYMBOL.finditer(text)):
+        return True
+    words = _WORD.findall(text)
+    for first, second in zip(words, [*words[1:], ""], strict=True):
+        for name in (f"{first} {second}", first):
+            unit = _unit_or_none(name)
+            if unit is not None and (len(name) > 2 or name.startswith("°")) and name not in _NOT_UNITS:
+                return True
+    return False
+
+
+_NOT_UNITS = frozenset(("in", "st", "pt", "cup", "cups", "kilo", "stone", "pound", "pounds", "ton", "tons"))
+
+
+def _unit_or_none(name: str) -> Unit | None:
+    try:
+        return find_unit(name)
+    except CalcError:
+        return None
+
+
 def known_units() -> str:
     groups: dict[str, list[str]] = {}
     for unit in UNITS:

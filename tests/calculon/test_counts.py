@@ -3,6 +3,7 @@ reads and a source that backs the count, so the model never counts (or guesses) 
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
 import pytest
@@ -78,3 +79,17 @@ async def test_outside_calculon_mode_a_result_reaches_the_model_as_the_server_wr
     chat = ChatSession(backend, basic, system_prompt=system_prompt(False))
     await chat.run_turn("How many lines in the log are ERROR lines?")
     assert backend.requests[1].messages[-1].text == f"basic:{LOG}"
+
+
+def test_a_folders_tree_is_counted_whole_subfolders_included() -> None:
+    tree = [
+        {"name": "app.py", "type": "file"},
+        {"name": "lib", "type": "directory", "children": [
+            {"name": "a.py", "type": "file"},
+            {"name": "b.txt", "type": "file"},
+            {"name": "deep", "type": "directory", "children": [{"name": "c.py", "type": "file"}]},
+        ]},
+    ]  # fmt: skip
+    asked = "How many Python (.py) files are there under /w/src, subfolders included?"
+    note = count_note(asked, json.dumps(tree, indent=2))
+    assert "this tree holds 4 files and 2 folders, subfolders included; 3 file names end in '.py'." in note

@@ -183,3 +183,38 @@ def test_an_answer_whose_only_call_failed_is_never_verified():
     failed = [call("list_directory", {"path": "/tmp/work/task/rt"}, "Access denied: outside the roots", True)]
     for said in ("I'm sorry, but I can't access that directory.", "The folder has 3 files.", "Done."):
         assert verdict(asked, failed, said).kind != "verified", said
+
+
+def test_the_digits_of_a_path_ask_for_no_calculation():
+    path = "/tmp/pytest-61-12ogts50/read_t0/todo.txt"
+    read = CallRecord("files", "read_text", {"path": path}, "ship the beta\n", False, 1.0)
+    asked = f"What does {path} say?"
+    assert verdict(asked, [read], "It says: ship the beta.").kind == "unchecked"  # nothing to calculate
+    assert verdict("What does 61 plus 2 make?", [], "It makes something.").kind == "not_calculated"
+
+
+def test_numbers_only_read_from_a_tool_where_a_calculation_was_asked_are_not_calculated():
+    asked = "Add up the prices in /w/prices.csv. What is the total?"
+    read = CallRecord(
+        "files", "read_text", {"path": "/w/prices.csv"}, "item,price\napple,1.25\nbread,2.40\n", False, 1
+    )
+    found = verdict(asked, [read], "Apple costs 1.25 and bread 2.40.")
+    assert found.kind == "not_calculated" and "only read from a tool" in found.basis
+    summed = call("evaluate", {"expression": "1.25 + 2.40"}, "3.65")
+    assert verdict(asked, [read, summed], "The total is 3.65.").kind == "computed"
+    assert verdict("Which price does /w/prices.csv give for bread?", [read], "It is 2.40.").kind == "verified"
+
+
+def test_quoted_words_ask_for_no_calculation():
+    asked = "Commit draft.txt in /w/repo with the message 'Add launch draft'."
+    commit = CallRecord("git", "git_commit", {"repo_path": "/w/repo"}, "Changes committed", False, 1)
+    assert verdict(asked, [commit], "Committed the draft.").kind == "unchecked"
+    assert verdict("Add 'two' and 'three'.", [], "Done.").kind == "not_calculated"  # the word outside
+
+
+def test_a_time_converted_by_a_tool_is_no_calculation_left_undone():
+    asked = "When it is 9:30 today in New York, what time is it in London?"
+    converted = CallRecord(
+        "time", "convert_time", {"time": "09:30"}, '{"target": {"datetime": "14:30"}}', False, 1
+    )
+    assert verdict(asked, [converted], "It is 14:30 in London.").kind != "not_calculated"

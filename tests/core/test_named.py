@@ -46,3 +46,11 @@ def test_a_digit_inside_a_path_forces_no_call_in_calculon_mode() -> None:
         ModelRequest("", (Message("user", "List the files in /tmp/task1"),), (READ,)), policy
     )
     assert forces_call(ModelRequest("", (Message("user", "What is 12 times 7?"),), (READ,)), policy)
+
+
+def test_quoted_words_are_blanked_and_quoted_digits_kept() -> None:
+    from app.core.named import without_quoted_words
+
+    assert without_quoted_words("the message 'Add launch draft'.") == "the message                   ."
+    assert without_quoted_words('He said "give me 5" twice') == 'He said "give me 5" twice'
+    assert without_quoted_words("Bob's cat and Ann's dog") == "Bob's cat and Ann's dog"

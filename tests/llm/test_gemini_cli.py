@@ -79,8 +79,8 @@ def test_ask_without_a_key_fails_and_says_how_to_set_one(wire, servers_file):
 
 def test_a_wrong_gemini_answer_is_reasked_with_the_calculator_on_offer_and_ends_verified(wire, tmp_path):
     # All three bundled servers: 17 tools, over the retrieval threshold, so tools are ranked. In
-    # Calculon mode the calculator and the converter's convert are pinned: the re-ask step offers
-    # multiply whatever ranks first.
+    # Calculon mode the calculator is pinned: the re-ask step offers multiply whatever ranks
+    # first. The converter's convert is pinned only where the question names a unit.
     servers = tmp_path / "bundled.json"
     bundled = {n: {"command": "calculon", "args": ["serve", n]} for n in ("calculator", "converter", "clock")}
     servers.write_text(json.dumps({"mcpServers": bundled}), encoding="utf-8")
@@ -97,7 +97,7 @@ def test_a_wrong_gemini_answer_is_reasked_with_the_calculator_on_offer_and_ends_
     turn = json.loads(done.stdout)
     offered = [{d["name"] for t in r.body.get("tools", []) for d in t.get("functionDeclarations", [])}
                for r in wire.requests]  # fmt: skip
-    assert all({"multiply", "add", "evaluate", "convert"} <= names for names in offered), offered
+    assert all({"multiply", "add", "evaluate"} <= names for names in offered), offered
     assert [c["tool"] for c in turn["tool_calls"]] == ["multiply"]
     assert turn["tool_calls"][0]["result"] == "7006652"
     assert (turn["answer"], turn["verified"], turn["verdict"]) == ("1234 × 5678 = 7006652.", True, "verified")

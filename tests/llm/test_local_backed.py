@@ -197,3 +197,19 @@ def test_an_answer_may_number_its_steps_but_not_invent_a_number(smol):
     assert accepts(model, grammar, steps, special=False)
     invented = "To add them up:\n1. Read the file.\n2. The total is 4."
     assert not accepts(model, grammar, invented, special=False)
+
+
+def test_a_version_number_read_from_a_file_may_be_stated_whole(smol):
+    # "Current version: 0.4.2" reads as the numbers 0.4 and 2; the answer's grammar once let the
+    # model state only "0.4." and stopped it there
+    from app.llm.local.schema_grammar import answer_only
+    from tests.llm.grammar_check import accepts
+
+    readme = "# tinyshop\n\nCurrent version: 0.4.2\n"
+    forms = backed_forms(["What version number does README.md give?", readme])
+    assert {"0.4.2", "0.4", "2"} <= forms.text
+    result = backed_forms([readme], parts=False).text
+    grammar = answer_only(forms, result).decide
+    model = smol.runner.model
+    assert accepts(model, grammar, "The current version is 0.4.2.", special=False)
+    assert not accepts(model, grammar, "The current version is 0.4.3.", special=False)

@@ -99,3 +99,22 @@ def test_mixing_dimensions_is_refused() -> None:
 def test_temperatures_below_absolute_zero_are_refused(value: float, unit: str) -> None:
     with pytest.raises(CalcError, match="below absolute zero"):
         _convert(value, unit, "K")
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("Convert 98.6 degrees Fahrenheit to Celsius", True),
+        ("What is 109 °F in Celsius?", True),
+        ("I walked 5 km and 2 m more", True),
+        ("A recipe needs 3 cups of flour. How many ml is that?", True),
+        ("How far is a marathon in miles?", True),
+        ("Which day had the most visitors in /w/visitors.csv?", False),
+        ("Change the port in config.json to 9090.", False),
+        ("How many degrees apart are today's high and low?", False),
+        ("Tom put 5 apples in a bag; how many are in it?", False),
+        ("What is 12 times 7?", False),
+    ],
+)
+def test_a_question_names_a_unit_only_where_it_writes_one(text: str, named: bool) -> None:
+    assert units.names_unit(text) is named

@@ -28,6 +28,7 @@ from app.core.numbers import find_numbers
 
 _INTEGER = re.compile(r"-?[0-9]+")
 _PLAIN_NUMBER = re.compile(r"-?[0-9][0-9,]*(?:\.[0-9]+)?")
+_DOTTED = re.compile(r"(?<![\w.])[0-9]{1,6}(?:\.[0-9]{1,6}){2,5}(?![\w.]*[0-9])")
 PRIMITIVES = ("number", "integer", "string")  # the converter's rule names that are redefined here
 # Numerals other than ASCII digits ("½", "²", "٣"): numbers too, that no backed form holds.
 _NUMERALS = (
@@ -92,6 +93,7 @@ def _schema_numbers(node: Any) -> Iterable[str]:
 def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
     """Every backed form of the numbers in ``texts``; without ``parts``, a written expression
     (``1/3``) offers only its value, not its operands (for a result that must be stated)."""
+    texts = list(texts)  # read twice: a generator would be spent
     written: set[str] = set()
     values: set[Fraction] = set()
     notes: set[str] = set()
@@ -108,6 +110,9 @@ def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
     rounded = {f for v in values for f in rounded_forms(v)}
     text = exact | rounded | written
     text |= {grouped(f) for f in text}
+    # a version or an address ("0.4.2", "192.168.1.1") is written whole: read as numbers it is
+    # 0.4 and 2, and the answer's grammar stopped "version 0.4.2" at "0.4."
+    text |= {m.group(0) for source in texts for m in _DOTTED.finditer(without_note(source))}
     integers = {f for f in exact if "." not in f}
     return BackedForms(frozenset(text), frozenset(exact), frozenset(integers), percent, frozenset(notes))
 

@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +24,7 @@ from app.mcp.retrieval.encoders import Encoder, shared_encoder
 from app.mcp.retrieval.index import QUERY_TOKENS, Scores, ToolIndex, build_index, index_key
 
 logger = logging.getLogger(__name__)
+NAMED_SERVER_TOOLS = 4  # of a server the question names, at least this many of its best are offered
 
 QUERY_CACHE = 64  # recent query vectors kept: a turn's steps often rank the same words again
 
@@ -86,6 +87,8 @@ class ToolRetriever:
         self.top_k = top_k
         self.pinned = list(pinned)
         self.pinned_servers = list(pinned_servers)  # every tool of these is always offered
+        # pins that hold only for a question the predicate accepts (the converter where a unit is named)
+        self.pinned_if: list[tuple[str, Callable[[str], bool]]] = []
         self.encoder = (encoder or shared_encoder(encoder_kind)) if dense else None
         self.encoder_kind = encoder_kind
         self.cache_root = cache_root
@@ -187,12 +190,14 @@ class ToolRetriever:
     def ranked(self, query: str, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:
         """Pinned tools first (with their real scores), then the best ``top_k`` others."""
         index, scores = self._scores(query)
-        pinning = self.pinned or self.pinned_servers
-        pins = [t for t in tools if is_pinned(t, self.pinned, self.pinned_servers)] if pinning else []
+        named = [*self.pinned, *(name for name, holds in self.pinned_if if holds(query))]
+        pinning = named or self.pinned_servers
+        pins = [t for t in tools if is_pinned(t, named, self.pinned_servers)] if pinning else []
         others = [t for t in tools if t not in pins] if pins else tools
         # Pinned tools keep the provider's order: a stable prompt prefix, which the local model caches.
         chosen = sorted(_best(index, scores, pins, len(pins)), key=lambda r: pins.index(r.tool))
-        return [dataclasses.replace(r, pinned=True) for r in chosen] + _best(index, scores, others, top_k)
+        pinned = [dataclasses.replace(r, pinned=True) for r in chosen]
+        return pinned + _best_with_named_servers(index, scores, query, others, top_k)
 
     def rank(self, query: str, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:
         """The best ``top_k`` of ``tools`` (which the index must cover), with score parts, pins ignored."""
@@ -226,6 +231,26 @@ class ToolRetriever:
             self.notify_tools_changed(tools)
         except RuntimeError:
             logger.debug("no running event loop: the index waits for an explicit refresh")
+
+
+def _best_with_named_servers(
+    index: ToolIndex, scores: Scores, query: str, tools: Sequence[ToolInfo], top_k: int
+) -> list[Ranked]:
+    """The best ``top_k``, among them the best few of each server the question names by its
+    configured name ("check my memory", "in the git repository"). Its tools speak of "entities"
+    and "knowledge graphs": for "On what day of March is Alice's birthday? Check my memory." the
+    words that match nothing (march, alice, birthday) shrank the one that matched, and git_log,
+    fetch and get_time ranked above every memory tool."""
+    said = set(text.query_words(query))
+    named = sorted({t.server for t in tools if said & set(text.words(t.server))})
+    if not named:
+        return _best(index, scores, tools, top_k)
+    each = max(1, min(NAMED_SERVER_TOOLS, top_k // len(named)))
+    of = {server: [t for t in tools if t.server == server] for server in named}
+    firsts = [r for server in named for r in _best(index, scores, of[server], each)]
+    taken = {r.tool.name for r in firsts[:top_k]}
+    rest = _best(index, scores, [t for t in tools if t.name not in taken], top_k - len(taken))
+    return sorted([*firsts[:top_k], *rest], key=lambda r: -r.score)
 
 
 def _best(index: ToolIndex, scores: Scores, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:

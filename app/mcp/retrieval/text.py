@@ -105,16 +105,18 @@ _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?(?:/[\w.+@-]+)+/?")
 # creating and deleting data. Each everyday verb also says its plain one (the word itself stays):
 # "save it to groceries.txt" is a write, "forget Bob" a delete, "rename" a move. What people say
 # to a memory names no tool's words either: memory servers speak of entities and knowledge graphs.
+# A server's name among these words (memory, sqlite) brings its best tools to the offer (selector).
 _VERBS = {
     "write": r"save|store|put|jot|record",
     "read": r"show|display|view|open|print|see",
-    "create": r"make|new|start|set\s+up",
+    "create": r"make|new|start|set\s+up|remember\s+that|note",
     "delete": r"forget|erase|remove|drop|clear|wipe",
     "move": r"rename",
-    "search": r"find|locate|look\s+for|look\s+up",
+    "search": r"find|locate|look\s+for|look\s+up|recall|check",
     "add": r"stage",
     "insert": r"add|append",
     "memory": r"remember|recall|forget|memori[sz]e|what\s+do\s+you\s+know",
+    "sqlite": r"database|sql",  # the reference database server's usual name; its tools say "SQLite"
 }
 _VERB = {plain: re.compile(rf"\b(?:{forms})\b", re.IGNORECASE) for plain, forms in _VERBS.items()}
 # A file named without its folder ("notes.txt") is a file as much as a path is.

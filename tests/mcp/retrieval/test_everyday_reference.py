@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.tools import ToolInfo
+from app.mcp.retrieval.selector import ToolRetriever
 from bench._everyday_reference import REFERENCE
 from bench._retrieval_everyday import miss_line, rank_everyday
 from bench.reference_tools import snapshot_tools
@@ -44,3 +45,23 @@ def test_the_right_reference_tool_is_offered_for_most_everyday_phrasings_and_fir
     misses = "\n".join(miss_line(row) for row in run.misses)
     assert run.share("top1") >= top1, misses
     assert run.share("top5") >= top5, misses
+
+
+@pytest.mark.parametrize(
+    ("question", "server"),
+    [
+        ("On what day of March is Alice's birthday? Check my memory.", "memory"),
+        ("Remember that my sister Dana's birthday is on 3 October.", "memory"),
+        ("What is the total value of all orders in the shop database?", "sqlite"),
+    ],
+)
+@pytest.mark.anyio
+async def test_a_server_the_question_names_has_its_best_tools_offered(
+    reference_tools: list[ToolInfo], question: str, server: str
+) -> None:
+    # Before: the words that match nothing (march, alice, birthday) shrank the one that matched,
+    # and git_log, fetch and get_time ranked above every memory tool.
+    retriever = ToolRetriever(threshold=1, top_k=5, pinned_servers=["calculator"])
+    await retriever.refresh(reference_tools)
+    offered = [r.tool for r in retriever.ranked(question, reference_tools, 5) if not r.pinned]
+    assert sum(1 for t in offered if t.server == server) >= 3, [t.name for t in offered]

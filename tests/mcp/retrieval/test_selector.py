@@ -76,6 +76,17 @@ async def test_pinned_tools_are_always_offered_first_with_their_real_score(
 
 
 @pytest.mark.usefixtures("warm_cache")
+async def test_a_conditional_pin_holds_only_for_the_questions_it_accepts(
+    tools: list[ToolInfo], encoder: MiniLMEncoder
+) -> None:
+    retriever = ToolRetriever(threshold=1, top_k=2, encoder=encoder)
+    retriever.pinned_if = [("send_email", lambda query: "mail" in query)]
+    await retriever.refresh(tools)
+    assert _names(retriever.select("mail my boss the square root of 2", tools))[0] == "send_email"
+    assert "send_email" not in _names(retriever.select("what is the square root of 2", tools))
+
+
+@pytest.mark.usefixtures("warm_cache")
 async def test_dense_ranks_a_paraphrase_that_shares_no_words(
     tools: list[ToolInfo], encoder: MiniLMEncoder
 ) -> None:

@@ -1,0 +1,124 @@
+"""After a tool's data came back, a calculation that works nothing out is not run, the calculator
+is withdrawn for the rest of the turn, and the request is written out again; an apology after
+calls that worked is asked again the same way. A word problem's own steps still run.
+
+The model is scripted (its replies are the point); the servers are real child processes: the
+bundled calculator and a file reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+import anyio
+import pytest
+
+from app.calculon import CalculonMode
+from app.core.acting import results_reask
+from app.core.backend import Chunk, ToolCallChunk
+from app.core.messages import ToolCall
+from app.core.outcome import TurnOutcome
+from app.core.prompts import system_prompt
+from app.core.session import ChatSession
+from app.core.toolrun import IDLE_NOT_RUN
+from app.llm.scripted import ScriptedBackend
+from app.mcp.config import bundled_entry
+from app.mcp.supervisor import Supervisor
+from tests.mcp.helpers import script_entry, started
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def servers(tmp_path_factory) -> AsyncIterator[Supervisor]:
+    logs = tmp_path_factory.mktemp("logs")
+    async with started(bundled_entry("calculator"), script_entry("files", "files.py"), log_dir=logs) as both:
+        yield both
+
+
+def evaluate(expression: str, call_id: str = "c2") -> ToolCallChunk:
+    return ToolCallChunk(ToolCall(call_id, "evaluate", {"expression": expression}))
+
+
+async def turn(steps: Sequence[Sequence[Chunk | str]], tools: Supervisor, text: str):
+    backend = ScriptedBackend(steps)
+    chat = ChatSession(backend, tools, system_prompt=system_prompt(True), verifier=CalculonMode())
+    with anyio.fail_after(30):
+        outcome: TurnOutcome = await chat.run_turn(text)
+    return outcome, backend
+
+
+async def test_a_calculation_after_a_read_that_works_nothing_out_is_not_run(servers, tmp_path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("ship the beta\nhire a designer\nbook the venue\n", encoding="utf-8")
+    asked = f"How many lines does {notes} have?"
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(notes)}))
+    steps = [[read], [evaluate("3 + 3")], ["The file has 3 lines."]]
+
+    outcome, backend = await turn(steps, servers, asked)
+
+    (first, second) = outcome.tool_calls
+    assert (first.tool, first.is_error) == ("read_text", False)
+    assert second.tool == "evaluate" and second.is_error and second.result.startswith(IDLE_NOT_RUN)
+    assert "adds a number to itself" in second.result
+    last = backend.requests[-1]
+    assert last.messages[-1].text == results_reask(asked)  # the request again, after the results
+    assert "evaluate" not in {t.name for t in last.tools} and "read_text" in {t.name for t in last.tools}
+    assert outcome.answer == "The file has 3 lines."
+
+
+async def test_the_last_step_repeated_on_its_own_result_is_not_run(servers, tmp_path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("ERROR a\nINFO b\nERROR c\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(log)}))
+    steps = [[read], [evaluate("15 - 5")], [evaluate("10 - 5", "c3")], ["2 lines are ERROR lines."]]
+
+    outcome, _ = await turn(steps, servers, f"How many lines in {log} are ERROR lines?")
+
+    assert [(c.result.split(":")[0], c.is_error) for c in outcome.tool_calls[1:]] == [
+        ("10", False),
+        ("Not run (it works nothing out)", True),
+    ]
+
+
+async def test_a_word_problems_own_steps_run_whatever_their_shape(servers) -> None:
+    steps = [[evaluate("5 - 5", "c1")], [evaluate("0 + 0")], ["Ann has 0 apples left."]]
+
+    outcome, backend = await turn(steps, servers, "Ann had 5 apples and gave away all 5. How many are left?")
+
+    assert [(c.result, c.is_error) for c in outcome.tool_calls] == [("0", False), ("0", False)]
+    assert "evaluate" in {t.name for t in backend.requests[-1].tools}
+
+
+async def test_an_apology_after_a_read_that_worked_is_asked_again_with_the_request(servers, tmp_path) -> None:
+    notes = tmp_path / "todo.txt"
+    notes.write_text("ship the beta\n", encoding="utf-8")
+    asked = f"What does {notes} say?"
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(notes)}))
+    steps = [[read], ["I'm sorry, but I can't assist with that."], ["It says: ship the beta."]]
+
+    outcome, backend = await turn(steps, servers, asked)
+
+    assert backend.requests[2].messages[-1].text == results_reask(asked)
+    assert not backend.requests[2].must_call
+    assert outcome.answer == "It says: ship the beta."
+
+
+async def test_numbers_only_read_where_a_sum_was_asked_must_be_calculated_next(servers, tmp_path) -> None:
+    prices = tmp_path / "prices.csv"
+    prices.write_text("item,price\napple,1.25\nbread,2.40\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(prices)}))
+    steps = [[read], ["Apple is 1.25 and bread 2.40."], [evaluate("1.25 + 2.40")], ["The total is 3.65."]]
+
+    outcome, backend = await turn(steps, servers, f"Add up the prices in {prices}. What is the total?")
+
+    assert [r.must_call for r in backend.requests] == [True, False, True, False]
+    assert (outcome.answer, outcome.verdict) == ("The total is 3.65.", "computed")
+    # the opening call, made to come first, is of a server that takes the file named
+    assert {t.name for t in backend.requests[0].tools} == {"read_text"}
+    assert "evaluate" in {t.name for t in backend.requests[2].tools}
