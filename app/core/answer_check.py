@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from app.core import events as ev
-from app.core.acting import MAX_ACT_REASKS, act_reask
+from app.core.acting import MAX_ACT_REASKS, REFUSAL_REASK, act_reask
 from app.core.backend import BackendError
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolSpec
@@ -28,6 +28,7 @@ class CheckedTurn(Protocol):
     outcome: TurnOutcome
     user_text: str
     specs: tuple[ToolSpec, ...]
+    named: tuple[str, ...]  # the servers the question names, among those offered
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
 
@@ -44,6 +45,8 @@ class AnswerCheck:
         self.calculate_asked = False  # an answer with no calculation was asked again
         self.act_asked = 0  # answers that described or gave up a task instead of doing it, asked again
         self.must_call = False  # the next step may only call a tool (after that re-ask)
+        self.calculate_only = False  # and only a tool that calculates (after the re-ask to calculate)
+        self.named_only = False  # or only a tool of a server the question names (after refusals)
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
 
     def is_echo(self, answer: str, step_no: int) -> bool:
@@ -71,6 +74,10 @@ class AnswerCheck:
         if reask is None:
             return False
         told, self.must_call = reask
+        if told == REFUSAL_REASK and self.act_asked >= 1 and turn.named:
+            # refused twice where the question names a server on offer ("Check my memory",
+            # "the shop database"): the next step calls one of its tools
+            self.must_call = self.named_only = True
         self.act_asked += 1
         turn.emit(
             ev.Notice,
@@ -150,9 +157,10 @@ class AnswerCheck:
             ev.Notice, message="No tool computed the answer's number; the model was asked to calculate it."
         )
         turn.messages.append(Message("user", calculate_reask(shown)))
-        # after another tool's data came back the next step must call: asked only, Qwen2.5-Coder-1.5B
-        # wrote "1.25 + 2.40 = 1.25 + 2.40 = ..." for the prices it had read, twice over
-        self.must_call = any(not c.is_error for c in turn.outcome.tool_calls)
+        # after another tool's data came back the next step must call a calculation: asked only,
+        # Qwen2.5-Coder-1.5B wrote "1.25 + 2.40 = 1.25 + 2.40 = ..." for the prices it had read,
+        # twice over; made to call with every tool on offer, it read the file again
+        self.must_call = self.calculate_only = any(not c.is_error for c in turn.outcome.tool_calls)
         return True
 
     def _verdict(self, answer: str, check: CheckResult) -> Verdict:

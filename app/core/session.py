@@ -179,6 +179,7 @@ class _Turn:
         self.written = 0  # calls written as text that were refused
         self.idle_server = ""  # whose calculation worked nothing out and was refused: not offered again
         self.idle_told = False  # such a call was refused this step: the request is written out again
+        self.named: tuple[str, ...] = ()  # the servers the question names, among those offered first
         self.worked: list[str] = []  # a worked answer's text so far, while its inline calls run
         self.inserted: list[str] = []  # how each inline result stands in that answer ("= 9")
         self.outcome = TurnOutcome()
@@ -279,6 +280,15 @@ class _Turn:
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
             offered, selected = await asyncio.to_thread(self.s.offer, context)
         offered = [(t, score) for t, score in offered if t.server != self.idle_server]
+        calculates = getattr(self.s.verifier, "calculates", None)
+        if self.check.calculate_only and calculates is not None:
+            offered = [(t, score) for t, score in offered if calculates(t.tool)] or offered
+        if self.check.named_only:
+            offered = [(t, score) for t, score in offered if t.server in self.named] or offered
+        self.check.calculate_only = self.check.named_only = False
+        if step_no == 1:
+            naming = getattr(self.s.selector, "named_servers", None)
+            self.named = tuple(naming(self.user_text, [t for t, _ in offered])) if naming else ()
         opens = step_no == 1 and opens_with_call(self.user_text, [_spec(t) for t, _ in offered])
         if opens:  # the named file or page comes first: only servers that take one are offered
             offered = [(t, score) for t, score in offered if t.server in place_servers(offered)]

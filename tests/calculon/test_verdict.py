@@ -218,3 +218,12 @@ def test_a_time_converted_by_a_tool_is_no_calculation_left_undone():
         "time", "convert_time", {"time": "09:30"}, '{"target": {"datetime": "14:30"}}', False, 1
     )
     assert verdict(asked, [converted], "It is 14:30 in London.").kind != "not_calculated"
+
+
+def test_adding_a_thing_to_a_place_asks_for_no_sum():
+    observed = CallRecord(
+        "memory", "add_observations", {"observations": []}, '[{"entityName": "Alice"}]', False, 1
+    )
+    assert verdict("Add to my memory that Alice moved to Berlin.", [observed], "Done.").kind == "unchecked"
+    assert verdict("Add an item 'call the plumber' to todo.md.", [], "Added.").kind == "unchecked"
+    assert verdict("Add up the prices in prices.csv.", [], "Done.").kind == "not_calculated"

@@ -8,6 +8,7 @@ bundled calculator and a file reader.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 import anyio
@@ -121,4 +122,27 @@ async def test_numbers_only_read_where_a_sum_was_asked_must_be_calculated_next(s
     assert (outcome.answer, outcome.verdict) == ("The total is 3.65.", "computed")
     # the opening call, made to come first, is of a server that takes the file named
     assert {t.name for t in backend.requests[0].tools} == {"read_text"}
-    assert "evaluate" in {t.name for t in backend.requests[2].tools}
+    assert {t.name for t in backend.requests[2].tools} >= {"evaluate", "add"}  # made to calculate:
+    assert "read_text" not in {t.name for t in backend.requests[2].tools}  # the file is read already
+
+
+async def test_refused_twice_where_the_question_names_a_server_its_tool_is_called(servers, tmp_path) -> None:
+    from app.mcp.retrieval.selector import ToolRetriever
+
+    notes = tmp_path / "beta.txt"
+    notes.write_text("ship the beta\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(notes)}))
+    refusal = "I'm sorry, but I can't assist with that."
+    steps = [[refusal], [refusal], [read], ["They say: ship the beta."]]
+    backend = ScriptedBackend(steps)
+    selector = ToolRetriever(threshold=100, dense=False)  # every tool offered; the naming is the point
+    chat = ChatSession(
+        backend, servers, system_prompt=system_prompt(True), verifier=CalculonMode(), selector=selector
+    )
+    with anyio.fail_after(30):
+        outcome = await chat.run_turn("What do my files say about the beta?")
+
+    assert [r.must_call for r in backend.requests] == [False, False, True, False]
+    assert {t.name for t in backend.requests[2].tools} == {"read_text"}  # the files server's only
+    assert outcome.answer == "They say: ship the beta."
+    await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop

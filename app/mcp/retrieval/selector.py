@@ -199,6 +199,10 @@ class ToolRetriever:
         pinned = [dataclasses.replace(r, pinned=True) for r in chosen]
         return pinned + _best_with_named_servers(index, scores, query, others, top_k)
 
+    def named_servers(self, query: str, tools: Sequence[ToolInfo]) -> list[str]:
+        """The servers the question names (see :func:`named_servers`)."""
+        return named_servers(query, tools)
+
     def rank(self, query: str, tools: Sequence[ToolInfo], top_k: int) -> list[Ranked]:
         """The best ``top_k`` of ``tools`` (which the index must cover), with score parts, pins ignored."""
         index, scores = self._scores(query)
@@ -233,6 +237,13 @@ class ToolRetriever:
             logger.debug("no running event loop: the index waits for an explicit refresh")
 
 
+def named_servers(query: str, tools: Sequence[ToolInfo]) -> list[str]:
+    """The servers ``query`` names by their configured name, or by a word that says it
+    ("remember" and "forget" say memory, "database" says sqlite: :mod:`text`)."""
+    said = set(text.query_words(query))
+    return sorted({t.server for t in tools if said & set(text.words(t.server))})
+
+
 def _best_with_named_servers(
     index: ToolIndex, scores: Scores, query: str, tools: Sequence[ToolInfo], top_k: int
 ) -> list[Ranked]:
@@ -241,8 +252,7 @@ def _best_with_named_servers(
     and "knowledge graphs": for "On what day of March is Alice's birthday? Check my memory." the
     words that match nothing (march, alice, birthday) shrank the one that matched, and git_log,
     fetch and get_time ranked above every memory tool."""
-    said = set(text.query_words(query))
-    named = sorted({t.server for t in tools if said & set(text.words(t.server))})
+    named = named_servers(query, tools)
     if not named:
         return _best(index, scores, tools, top_k)
     each = max(1, min(NAMED_SERVER_TOOLS, top_k // len(named)))
