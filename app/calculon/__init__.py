@@ -26,10 +26,10 @@ from app.calculon.idle import idle_reason
 from app.calculon.output import call_formula
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
-from app.calculon.verdict import ARITHMETIC_TOOLS, judge
+from app.calculon.verdict import ARITHMETIC_TOOLS, asks_an_operation, judge
 from app.calculon.worked import inline_result, worked_answer
 from app.core.backend import FormulaHint, WorkedAnswer
-from app.core.named import without_names
+from app.core.named import without_names, without_quoted_words
 from app.core.records import CallRecord
 from app.core.tools import CheckResult, TurnFacts, Verdict
 
@@ -64,6 +64,10 @@ class CalculonMode(CalculonVerifier):
             return ""
         done = [(call_formula(c.tool, c.arguments, shown=False), c) for c in calls if not c.is_error]
         return idle_reason(formula, [(f, c.result) for f, c in done if f is not None])
+
+    def asks_an_operation(self, asked: str) -> bool:
+        """Whether the question names an operation, not only numbers (app.calculon.verdict)."""
+        return asks_an_operation(without_quoted_words(without_names(asked)))
 
     def calculates(self, tool: str) -> bool:
         """Whether ``tool`` (a bare name) works a number out: the calculator's and the converter's."""

@@ -73,7 +73,7 @@ def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
     if lookups and not asks_to_calculate(facts.asked):
         names = ", ".join(dict.fromkeys(call.tool for call in lookups))
         return Verdict("verified", basis=f"No arithmetic was asked: the numbers are what {names} returned.")
-    if lookups and names_an_operation(_ADDS_A_THING.sub(" ", facts.asked)):  # "Add up the prices"
+    if lookups and asks_an_operation(facts.asked):  # "Add up the prices", answered with them as read
         return Verdict("not_calculated", basis=ONLY_READ)
     return Verdict("computed", formula=formula, basis=_why_computed(transcript, answer, facts))
 
@@ -82,7 +82,13 @@ def asks_to_calculate(asked: str) -> bool:
     """A question with numbers in it (digits or words) or an operation named: it wants a result.
     "Add <something> to <a place>" with no number between puts a thing somewhere: "Add to my memory
     that Alice moved", "Add an item to todo.md" ask for no sum."""
-    return bool(find_numbers(asked)) or names_an_operation(_ADDS_A_THING.sub(" ", asked))
+    return bool(find_numbers(asked)) or asks_an_operation(asked)
+
+
+def asks_an_operation(asked: str) -> bool:
+    """The question names an operation ("add up", "the total", "times"), not only numbers: "on 3
+    October" in "Remember that Dana's birthday is on 3 October" asks for no calculation."""
+    return names_an_operation(_ADDS_A_THING.sub(" ", asked))
 
 
 _ADDS_A_THING = re.compile(r"\badd\b(?![^.?!\d]*\b(?:up|together)\b)[^.?!\d]*?\b(?:to|into)\b", re.IGNORECASE)

@@ -160,7 +160,12 @@ class AnswerCheck:
         # after another tool's data came back the next step must call a calculation: asked only,
         # Qwen2.5-Coder-1.5B wrote "1.25 + 2.40 = 1.25 + 2.40 = ..." for the prices it had read,
         # twice over; made to call with every tool on offer, it read the file again
-        self.must_call = self.calculate_only = any(not c.is_error for c in turn.outcome.tool_calls)
+        # Only where an operation is named: "on 3 October" in a note to remember is no sum to do,
+        # and made to calculate, the model sent (3 + 3) * 3 / 3
+        named = getattr(turn.s.verifier, "asks_an_operation", None)
+        operation = named is not None and bool(named(turn.user_text))
+        read = any(not c.is_error for c in turn.outcome.tool_calls)
+        self.must_call = self.calculate_only = operation and read
         return True
 
     def _verdict(self, answer: str, check: CheckResult) -> Verdict:

@@ -146,3 +146,14 @@ async def test_refused_twice_where_the_question_names_a_server_its_tool_is_calle
     assert {t.name for t in backend.requests[2].tools} == {"read_text"}  # the files server's only
     assert outcome.answer == "They say: ship the beta."
     await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop
+
+
+async def test_a_note_with_a_date_to_remember_is_not_made_to_calculate(servers, tmp_path) -> None:
+    notes = tmp_path / "dates.txt"
+    notes.write_text("Dana: 3 October\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(notes)}))
+    steps = [[read], ["Dana's birthday is on 3 October."], ["Noted: 3 October."]]
+
+    _, backend = await turn(steps, servers, f"Check {notes}: is Dana's birthday on 3 October?")
+
+    assert [r.must_call for r in backend.requests] == [True, False, False]  # asked, not made, to calculate
