@@ -34,6 +34,7 @@ def figures(runs: Sequence[Any]) -> dict[str, Any]:
         "calls": sum(len(r.calls) for r in runs),
         "wrong_tool": sum(r.wrong_tool for r in runs),
         "invalid": sum(r.invalid for r in runs),
+        "refused": sum(getattr(r, "refused", 0) for r in runs),
         "written": sum(1 for r in runs if r.written),
         "unapproved": sum(r.unapproved for r in runs),
         "no_call": sum(1 for r in runs if not r.calls),
@@ -56,11 +57,16 @@ def row(result: Result) -> str:
     f = figures(result.runs)
     done = f"{f['done']}/{f['total']} ({f['done'] / max(1, f['total']):.0%})"
     return (
-        f"| {result.model} | {result.mode} | {done} | {f['calls']} | {f['wrong_tool']} | {f['invalid']}"
+        f"| {result.model} | {result.mode} | {done} | {f['calls']} | {f['wrong_tool']} | {_invalid(f)}"
         f" | {f['written']} | {f['unapproved']} | {f['no_call']} | {f['verified_not_done']}"
         f" | {f['right_offered']}"
         f" | {f['p50']:.1f} | {f['p90']:.1f} | {f['schema_tokens']:.0f} |"
     )
+
+
+def _invalid(f: dict[str, Any]) -> str:
+    """Calls that came back as an error, and how many of them the app refused before any server."""
+    return f"{f['invalid']} ({f['refused']} refused here)" if f["refused"] else str(f["invalid"])
 
 
 def per_task(results: Sequence[Result]) -> list[str]:
@@ -112,8 +118,9 @@ def report(results: Sequence[Result], command: str, listed: int = 0) -> str:
         *(row(r) for r in results),
         "",
         "Wrong tool: a call no fitting tool of the task's servers (or the calculator, where arithmetic is"
-        " asked); invalid: a call that came back as an error (refused before the server, or by it); schema"
-        " tokens: the offered tools' name, description and schema at 4 characters a token, the median per"
+        " asked); invalid: a call that came back as an error (refused before the server, or by it; the"
+        " ones the app refused, which no server saw, in brackets); schema tokens: the offered tools' name,"
+        " description and schema at 4 characters a token, the median per"
         " step (the raw peer offers every tool of the six servers on every step); right tool offered: the"
         " first step offered at least one tool of the task's own servers that fits it (retrieval's share).",
         "",

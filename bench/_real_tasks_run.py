@@ -24,7 +24,9 @@ from bench._raw_peer import written_call
 from bench._real_tasks_task import Task, changes
 
 # Refusals made before a call reaches its server (app/core/toolrun.py's wording).
-_NOT_SENT = ("Arguments do not match the schema", "Unknown tool", "Arguments for ", "Call to ")
+# How the app words a call it refused before any server saw it (a bad schema, an unknown tool, a
+# declined approval, a calculation that works nothing out: app.core.toolrun)
+_NOT_SENT = ("Arguments do not match the schema", "Unknown tool", "Arguments for ", "Call to ", "Not run (")
 _CALL_TEXT = re.compile(r'<tool_call>|\{\s*"name"\s*:\s*"[^"]+"\s*,\s*"(?:arguments|parameters)"')
 # A call in a programming language's form: get_time(timezone="Asia/Tokyo")
 _CODE_CALL = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\(\s*(?:\)|[a-z_]+\s*=|[\"'{])")
@@ -48,6 +50,7 @@ class Run:
     offered: list[str] = dataclasses.field(default_factory=list)  # the first step's tools (server.tool)
     right_offered: bool = True  # a tool of the task's own servers was among them (the raw peer offers all)
     trace: list[str] = dataclasses.field(default_factory=list)  # what the turn did, step by step (ours)
+    refused: int = 0  # of the invalid calls, those the app refused before any server saw them (ours)
 
 
 def trace_lines(events: list[Any]) -> list[str]:
@@ -163,6 +166,7 @@ class CalculonSide:
             self.engine.unsubscribe(keep)
         seconds = time.perf_counter() - started
         calls = [(c.server, c.tool, dict(c.arguments), c.is_error) for c in outcome.tool_calls]
+        refused = sum(1 for c in outcome.tool_calls if c.is_error and c.result.startswith(_NOT_SENT))
         return judged(
             task,
             "calculon",
@@ -173,6 +177,7 @@ class CalculonSide:
             seconds=seconds,
             schema_tokens=self._schema_tokens(steps),
             verdict=outcome.shown_verdict,
+            refused=refused,
             error=outcome.error,
             offered=self._offered(steps[0]) if steps else [],
             trace=trace_lines(list(outcome.events)),

@@ -186,3 +186,14 @@ def test_the_report_counts_each_side_and_its_percentiles():
     assert (f["p50"], f["p90"]) == (3.0, 10.0)
     text = report.report([report.Result("m", "raw peer", runs)], "python -m bench real_tasks")
     assert "| m | raw peer | 5/6 (83%)" in text and "| pro-price | done |" in text
+
+
+def test_calls_the_app_refused_before_any_server_are_counted_apart_among_the_invalid():
+    task = next(t for t in TASKS if t.name == "count-lines")
+    calls = [("filesystem", "read_text_file", {}, False), ("calculator", "evaluate", {}, True)]
+    run = judged(
+        task, "calculon", Path("/w"), "13", calls, unapproved=0, seconds=1.0, schema_tokens=1.0, refused=1
+    )
+    assert report.row(report.Result("m", "calculon", [run])).split(" | ")[5] == "1 (1 refused here)"
+    plain = judged(task, "raw", Path("/w"), "13", calls, unapproved=0, seconds=1.0, schema_tokens=1.0)
+    assert report.row(report.Result("m", "raw", [plain])).split(" | ")[5] == "1"
