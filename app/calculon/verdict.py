@@ -73,7 +73,7 @@ def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
     if lookups and not asks_to_calculate(facts.asked):
         names = ", ".join(dict.fromkeys(call.tool for call in lookups))
         return Verdict("verified", basis=f"No arithmetic was asked: the numbers are what {names} returned.")
-    if lookups and asks_an_operation(facts.asked):  # "Add up the prices", answered with them as read
+    if lookups and transcript is None and asks_an_operation(facts.asked):  # "Add up the prices", as read
         return Verdict("not_calculated", basis=ONLY_READ)
     return Verdict("computed", formula=formula, basis=_why_computed(transcript, answer, facts))
 
