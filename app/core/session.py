@@ -23,7 +23,7 @@ from typing import Any
 
 from app.core import events as ev
 from app.core import running
-from app.core.acting import opens_with_call, place_servers, results_reask
+from app.core.acting import results_reask
 from app.core.answer_check import AnswerCheck
 from app.core.app_context import AppContext, context_messages
 from app.core.backend import (
@@ -38,10 +38,11 @@ from app.core.backend import (
     WorkedAnswer,
 )
 from app.core.messages import Message, ToolCall, ToolSpec
+from app.core.offer import as_spec, narrowed, not_run
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
-from app.core.toolrun import IDLE_NOT_RUN, ToolRunner
+from app.core.toolrun import ToolRunner
 from app.core.tools import (
     USER_SOURCE,
     AnswerVerifier,
@@ -154,16 +155,8 @@ class ChatSession:
         return chosen, True
 
 
-def _spec(tool: ToolInfo) -> ToolSpec:
-    return ToolSpec(tool.name, tool.description, tool.input_schema)
-
-
-async def _not_run(reason: str) -> tuple[ToolResult, float]:
-    told = (
-        f"{IDLE_NOT_RUN} {reason}. The results above already hold what the request needs: answer it"
-        " from them, or make the call it still needs, with a tool other than the calculator."
-    )
-    return ToolResult(told, is_error=True), 0.0
+async def _refused(reason: str) -> tuple[ToolResult, float]:
+    return not_run(reason), 0.0
 
 
 class _Turn:
@@ -279,19 +272,7 @@ class _Turn:
             offered, selected = self.s.offer(context)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
             offered, selected = await asyncio.to_thread(self.s.offer, context)
-        offered = [(t, score) for t, score in offered if t.server != self.idle_server]
-        calculates = getattr(self.s.verifier, "calculates", None)
-        if self.check.calculate_only and calculates is not None:
-            offered = [(t, score) for t, score in offered if calculates(t.tool)] or offered
-        if self.check.named_only:
-            offered = [(t, score) for t, score in offered if t.server in self.named] or offered
-        self.check.calculate_only = self.check.named_only = False
-        if step_no == 1:
-            naming = getattr(self.s.selector, "named_servers", None)
-            self.named = tuple(naming(self.user_text, [t for t, _ in offered])) if naming else ()
-        opens = step_no == 1 and opens_with_call(self.user_text, [_spec(t) for t, _ in offered])
-        if opens:  # the named file or page comes first: only servers that take one are offered
-            offered = [(t, score) for t, score in offered if t.server in place_servers(offered)]
+        offered, opens = narrowed(self, offered, step_no)
         self.emit(
             ev.StepStarted,
             step=step_no,
@@ -299,7 +280,7 @@ class _Turn:
             selected=selected,
             continues=bool(self.worked),
         )
-        specs = tuple(_spec(t) for t, _ in offered)
+        specs = tuple(as_spec(t) for t, _ in offered)
         self.specs = specs
         backed = tuple(s.text for s in self.all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
@@ -362,7 +343,7 @@ class _Turn:
         try:
             result, ms = await self.s.running.run(
                 named["call_id"],
-                (lambda: _not_run(idle)) if idle else (lambda: self.s.runner.run(call)),
+                (lambda: _refused(idle)) if idle else (lambda: self.s.runner.run(call)),
                 lambda update: self.emit(ev.ToolCallProgress, **named, **update.event_fields()),
             )
         except asyncio.CancelledError:  # the whole turn stopped: the call's node says so too

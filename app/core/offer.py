@@ -1,0 +1,64 @@
+"""What one step of a turn offers the model: the ranked tools, narrowed by what the turn has learnt.
+
+A calculation that worked nothing out withdraws its server for the turn (app.calculon.idle); a step
+made to calculate offers the calculating tools only; a step made to call after refusals offers the
+servers the question names; a question naming a file or page opens with the servers that take one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from app.core.acting import opens_with_call, place_servers
+from app.core.messages import ToolSpec
+from app.core.toolrun import IDLE_NOT_RUN
+from app.core.tools import ToolInfo, ToolResult
+
+Offered = list[tuple[ToolInfo, float]]
+
+
+class OfferingTurn(Protocol):
+    """What the narrowing uses of the running turn (app.core.session's _Turn)."""
+
+    s: Any  # the ChatSession: its verifier and selector
+    check: Any  # the turn's AnswerCheck: what the last re-ask asked for
+    user_text: str
+    idle_server: str
+    named: tuple[str, ...]
+
+
+def as_spec(tool: ToolInfo) -> ToolSpec:
+    return ToolSpec(tool.name, tool.description, tool.input_schema)
+
+
+def not_run(reason: str) -> ToolResult:
+    told = (
+        f"{IDLE_NOT_RUN} {reason}. The results above already hold what the request needs: answer it"
+        " from them, or make the call it still needs, with a tool other than the calculator."
+    )
+    return ToolResult(told, is_error=True)
+
+
+def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offered, bool]:
+    """The step's tools, and whether the step must open with a call of one (a file or page named)."""
+    offered = [(t, score) for t, score in offered if t.server != turn.idle_server]
+    calculates = getattr(turn.s.verifier, "calculates", None)
+    if turn.check.calculate_only and calculates is not None:
+        offered = _only(offered, lambda t: bool(calculates(t.tool)))
+    if turn.check.named_only:
+        offered = _only(offered, lambda t: t.server in turn.named)
+    turn.check.calculate_only = turn.check.named_only = False
+    if step_no != 1:
+        return offered, False
+    naming = getattr(turn.s.selector, "named_servers", None)
+    turn.named = tuple(naming(turn.user_text, [t for t, _ in offered])) if naming else ()
+    if not opens_with_call(turn.user_text, [as_spec(t) for t, _ in offered]):
+        return offered, False
+    places = place_servers(offered)  # the named file or page comes first
+    return [(t, score) for t, score in offered if t.server in places], True
+
+
+def _only(offered: Offered, fits: Callable[[ToolInfo], bool]) -> Offered:
+    """The offered tools that fit, or all of them where none does."""
+    return [(t, score) for t, score in offered if fits(t)] or offered
