@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from app.calculon.counts import count_note
+from app.calculon.counts import answers_by_count, count_note
 from app.calculon.extremes import extremes_note
 from app.calculon.hint import formula_hint
 from app.calculon.idle import idle_reason
@@ -54,16 +54,25 @@ class CalculonMode(CalculonVerifier):
         return count_note(asked, result) + extremes_note(asked, result)
 
     def idle_call(
-        self, server: str, tool: str, arguments: Mapping[str, Any], calls: Sequence[CallRecord]
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        calls: Sequence[CallRecord],
+        asked: str = "",
     ) -> str:
         """Why a calculation made after another server's data came back works nothing out, or ""
-        (app.calculon.idle)."""
+        (app.calculon.idle); also any calculation where the app's count of that data already
+        answers the question ``asked`` (app.calculon.counts)."""
         formula = call_formula(tool, arguments, shown=False)
-        read = any(c.server != server and not c.is_error for c in calls)
+        read = [c for c in calls if c.server != server and not c.is_error]
         if formula is None or not read:
             return ""
         done = [(call_formula(c.tool, c.arguments, shown=False), c) for c in calls if not c.is_error]
-        return idle_reason(formula, [(f, c.result) for f, c in done if f is not None])
+        reason = idle_reason(formula, [(f, c.result) for f, c in done if f is not None])
+        if not reason and asked and any(answers_by_count(asked, c.result) for c in read):
+            return f"{' '.join(formula.split())} is not needed: the app counted what the question asks"
+        return reason
 
     def asks_an_operation(self, asked: str) -> bool:
         """Whether the question names an operation, not only numbers (app.calculon.verdict)."""

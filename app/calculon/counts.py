@@ -68,7 +68,42 @@ def count_note(asked: str, result: str) -> str:
         if 0 < holding < len(lines):
             verb = "line contains" if holding == 1 else "lines contain"
             facts.append(f"{holding} {verb} {word!r}")
+    facts.extend(_box_facts(lines))
     return f"\n\n[Counted by the app: this result has {'; '.join(facts)}.]"
+
+
+# A Markdown task list's boxes: "- [ ] order the cake" is open, "- [x] book the venue" is done.
+_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]")
+
+
+def _box_facts(lines: list[str]) -> list[str]:
+    """ "How many items in todo.md are still open?": the model, with the list in hand, sent the
+    calculator 8 - 7. A task list's open and ticked boxes are counted for it."""
+    marks = [m[1] for m in map(_BOX.match, lines) if m is not None]
+    if not marks:
+        return []
+    open_ = sum(1 for mark in marks if mark == " ")
+    return [
+        f"{open_} open (not ticked) '[ ]' {'item' if open_ == 1 else 'items'}",
+        f"{len(marks) - open_} ticked '[x]'",
+    ]
+
+
+# Words that make a count one step of a calculation: "together", "the average", "per day".
+_AGGREGATES = re.compile(
+    r"\b(?:together|total|altogether|combined|in\s+all|sum|add|average|mean|per|each|both|difference"
+    r"|more|less|fewer|than|percent(?:age)?|ratio|times|twice|double|half|minus|plus)\b|[%+*/=]",
+    re.IGNORECASE,
+)
+
+
+def answers_by_count(asked: str, result: str) -> bool:
+    """Whether the app's count of ``result`` is itself the answer ``asked`` wants: a "how many"
+    question that names no operation. Then a calculation after it works nothing out: the 1.5B
+    model, told "5 lines contain 'ERROR'", sent the calculator 15 - 5 and answered 10."""
+    if not _HOW_MANY.search(asked) or _AGGREGATES.search(_PATH.sub(" ", asked)):
+        return False
+    return bool(count_note(asked, result))
 
 
 def _asked_words(asked: str, result: str) -> list[str]:

@@ -7,17 +7,20 @@ turn's outcome and emits ``AnswerReady``. Its counters live as long as the turn.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any, Protocol
 
 from app.core import events as ev
-from app.core.acting import MAX_ACT_REASKS, REFUSAL_REASK, act_reask
+from app.core.acting import MAX_ACT_REASKS, REFUSAL_REASK, act_reask, results_reask
 from app.core.backend import BackendError
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolSpec
 from app.core.outcome import TurnOutcome
 from app.core.prompts import REASK_TEMPLATE, calculate_reask
 from app.core.tools import CheckResult, Source, TurnFacts, Verdict, judge_verdict
+
+_DIGIT = re.compile(r"\d")
 
 
 class CheckedTurn(Protocol):
@@ -151,6 +154,17 @@ class AnswerCheck:
             return False
         self.calculate_asked = True
         turn = self.turn
+        worked = [c for c in turn.outcome.tool_calls if not c.is_error]
+        if worked and not any(_DIGIT.search(c.result) for c in worked):
+            # the data is not in hand yet: asked for "the total value of all orders", the model
+            # listed the tables, and made to calculate then, it looped inside evaluate({}) for
+            # 512 tokens. It is asked to go on with the task instead.
+            turn.emit(
+                ev.Notice,
+                message="No tool result holds a number yet; the model was asked to go on with the task.",
+            )
+            turn.messages.append(Message("user", results_reask(turn.user_text)))
+            return True
         readings = getattr(turn.s.verifier, "readings", None)
         shown = readings(turn.user_text) if readings is not None else ()
         turn.emit(
@@ -164,8 +178,7 @@ class AnswerCheck:
         # and made to calculate, the model sent (3 + 3) * 3 / 3
         named = getattr(turn.s.verifier, "asks_an_operation", None)
         operation = named is not None and bool(named(turn.user_text))
-        read = any(not c.is_error for c in turn.outcome.tool_calls)
-        self.must_call = self.calculate_only = operation and read
+        self.must_call = self.calculate_only = operation and bool(worked)
         return True
 
     def _verdict(self, answer: str, check: CheckResult) -> Verdict:

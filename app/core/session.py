@@ -364,7 +364,11 @@ class _Turn:
         or "". From then on the turn offers no calculator: the model answers or does the task."""
         idle = getattr(self.s.verifier, "idle_call", None)
         calls = self.outcome.tool_calls
-        reason = "" if idle is None or call.inline else str(idle(server, tool, call.arguments, calls))
+        reason = (
+            ""
+            if idle is None or call.inline
+            else str(idle(server, tool, call.arguments, calls, self.user_text))
+        )
         if reason:
             self.idle_server, self.idle_told = server, True
             self.emit(ev.Notice, message=f"Not run: {reason}. The turn goes on without the calculator.")

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from app.calculon import CalculonMode
-from app.calculon.counts import count_note
+from app.calculon.counts import answers_by_count, count_note
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.prompts import system_prompt
@@ -40,6 +40,22 @@ def test_how_many_of_a_list_of_rows_counts_its_items() -> None:
     assert "this result lists 3 items" in count_note("How many products are in the shop?", rows)
     assert count_note("How many products are in the shop?", '[{"count(*)": 3}]') == ""  # the count itself
     assert count_note("How many products are there?", "[__import__('os')]") == ""  # never evaluated
+
+
+def test_a_task_lists_open_and_ticked_boxes_are_counted() -> None:
+    todo = "# Party\n\n- [x] book the venue\n- [ ] send invites\n* [ ] get cake\n1. [X] pick a day\n"
+    note = count_note("How many items in todo.md are still open (not ticked)?", todo)
+    assert "2 open (not ticked) '[ ]' items; 2 ticked '[x]'" in note
+    assert "ticked" not in count_note("How many lines does notes.txt have?", "a\nb [ ] c\n")
+
+
+def test_a_plain_how_many_is_answered_by_the_count_and_one_naming_an_operation_is_not() -> None:
+    assert answers_by_count("How many lines in /x/server.log are ERROR lines?", LOG)
+    assert answers_by_count("How many Python (.py) files are under /x/src?", "[FILE] a.py\n[FILE] b.py")
+    assert not answers_by_count("How many lines do /x/a.txt and /x/b.txt have together?", LOG)
+    assert not answers_by_count("How many more ERROR lines than INFO lines are there?", LOG)
+    assert not answers_by_count("What is the average of the visitors in /x/visitors.csv?", LOG)
+    assert not answers_by_count("How many lines does it have?", "one line")  # nothing counted
 
 
 def test_results_are_left_alone_where_the_question_counts_no_lines_or_there_is_one_line() -> None:

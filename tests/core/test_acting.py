@@ -92,6 +92,32 @@ def test_asking_the_user_for_what_a_tool_could_fetch_is_asked_again_before_any_c
     assert act_reask("The prices add up to 15.74.", asked, [READ], []) is None
 
 
+def test_an_answer_with_no_number_to_a_question_for_one_is_asked_again_after_calls() -> None:
+    asked = "What is the average number of visitors per day in visitors.csv?"
+    read = CallRecord(
+        "fs", "read_file", {"path": "visitors.csv"}, "day,visitors\nMon,120\nTue,95", False, 1.0
+    )
+    told = act_reask("This is the final answer.", asked, [READ], [read])
+    assert told is not None and told[0].startswith("Using the tool results above") and told[1] is False
+    assert act_reask("About 107.5 visitors a day.", asked, [READ], [read]) is None
+    assert act_reask("There are five files.", "How many files are there?", [READ], [read]) is None
+    # a request for a deed, not a number, is answered in words
+    assert act_reask("Saved the list.", "Save the list in notes.txt", [READ], [read]) is None
+
+
+def test_an_answer_after_a_failed_call_whose_cause_was_fixed_is_reminded_of_it() -> None:
+    asked = "Commit draft.txt in the repository at /r with the message Add draft"
+    commit = CallRecord("git", "git_commit", {"repo_path": "/r"}, "No changes staged for commit.", True, 1.0)
+    add = CallRecord("git", "git_add", {"repo_path": "/r", "files": ["draft.txt"]}, "Files staged", False, 1.0)
+    again = CallRecord("git", "git_commit", {"repo_path": "/r"}, "Committed 1a2b3c", False, 1.0)
+    specs = [READ]
+    told = act_reask("Files staged successfully", asked, specs, [commit, add])
+    assert told is not None and "the git_commit call failed (No changes staged for commit.)" in told[0]
+    assert told[1] is False
+    assert act_reask("Committed.", asked, specs, [commit, add, again]) is None  # made again
+    assert act_reask("The commit failed: nothing staged.", asked, specs, [commit]) is None  # nothing fixed
+
+
 def test_a_question_naming_a_file_opens_with_a_call_where_a_tool_takes_a_path() -> None:
     add = ToolSpec("add", "Add", {"type": "object", "properties": {"a": {"type": "number"}}})
     url = {"url": {"type": ["string", "null"]}}

@@ -79,12 +79,28 @@ async def test_the_last_step_repeated_on_its_own_result_is_not_run(servers, tmp_
     read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(log)}))
     steps = [[read], [evaluate("15 - 5")], [evaluate("10 - 5", "c3")], ["2 lines are ERROR lines."]]
 
-    outcome, _ = await turn(steps, servers, f"How many lines in {log} are ERROR lines?")
+    outcome, _ = await turn(steps, servers, f"How many more ERROR lines than INFO lines are in {log}?")
 
     assert [(c.result.split(":")[0], c.is_error) for c in outcome.tool_calls[1:]] == [
         ("10", False),
         ("Not run (it works nothing out)", True),
     ]
+
+
+async def test_a_calculation_after_the_apps_count_answers_a_plain_how_many_is_not_run(
+    servers, tmp_path
+) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("ERROR a\nINFO b\nERROR c\nWARN d\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(log)}))
+    steps = [[read], [evaluate("4 - 2")], ["2 lines are ERROR lines."]]
+
+    outcome, backend = await turn(steps, servers, f"How many lines in {log} are ERROR lines?")
+
+    counted = outcome.tool_calls[1]
+    assert counted.is_error and "the app counted what the question asks" in counted.result
+    assert "2 lines contain 'ERROR'" in backend.requests[1].messages[-1].text
+    assert outcome.answer == "2 lines are ERROR lines."
 
 
 async def test_a_word_problems_own_steps_run_whatever_their_shape(servers) -> None:
@@ -124,6 +140,25 @@ async def test_numbers_only_read_where_a_sum_was_asked_must_be_calculated_next(s
     assert {t.name for t in backend.requests[0].tools} == {"read_text"}
     assert {t.name for t in backend.requests[2].tools} >= {"evaluate", "add"}  # made to calculate:
     assert "read_text" not in {t.name for t in backend.requests[2].tools}  # the file is read already
+
+
+async def test_a_sum_asked_before_any_result_holds_a_number_goes_on_with_the_task(servers, tmp_path) -> None:
+    names = tmp_path / "tables.txt"
+    names.write_text("products\norders\n", encoding="utf-8")
+    asked = f"{names} names the tables. Add up the value of the orders over 20: what is the total?"
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(names)}))
+    listed = "It lists the tables products and orders."
+    steps = [[read], ["The total is 20."], [listed], [listed], [listed]]
+
+    outcome, backend = await turn(steps, servers, asked)
+
+    # no result holds a number to calculate with: not made to call the calculator
+    assert backend.requests[2].messages[-1].text == results_reask(asked)
+    assert not backend.requests[2].must_call
+    assert "evaluate" in {t.name for t in backend.requests[2].tools}
+    # an answer with no total to a question for one is asked again, at most twice
+    assert [r.messages[-1].text == results_reask(asked) for r in backend.requests[3:]] == [True, True]
+    assert outcome.answer == listed
 
 
 async def test_refused_twice_where_the_question_names_a_server_its_tool_is_called(servers, tmp_path) -> None:

@@ -24,7 +24,7 @@ from app.llm.local.formats import ChatFormat, choose_format
 from app.llm.local.loader import LoadRequest, load_llama
 from app.llm.local.operands import Operands
 from app.llm.local.schema_grammar import StepGrammar
-from app.llm.local.step import REPEAT_NOTICE, StepPolicy, StepRunner
+from app.llm.local.step import REPEAT_NOTICE, RETRY_NOTICE, StepPolicy, StepRunner
 from app.llm.local.syntaxes import MISTRAL, render_calls
 from tests.llm.family_templates import chat_template
 from tests.llm.local_fixtures import calculator_tools
@@ -41,6 +41,7 @@ class ListScriptedRunner(StepRunner):
     """The real step, with its grammar narrowed to one scripted list of calls in the format's syntax."""
 
     script: tuple[ToolCall, ...] = ()
+    fallback: tuple[ToolCall, ...] = ()
 
     def grammar_for(
         self,
@@ -50,7 +51,11 @@ class ListScriptedRunner(StepRunner):
         forms: BackedForms | None = None,
         ops: Operands | None = None,
     ) -> StepGrammar:
-        text = render_calls(self.script, self.format.syntax)
+        offered = {t.name for t in tools}
+        # the script's calls where their tools are offered; else the fallback's (a step that
+        # withdrew a tool)
+        script = self.script if {c.name for c in self.script} <= offered else self.fallback
+        text = render_calls(script, self.format.syntax)
         return StepGrammar(f"root ::= {json.dumps(text)}", f"root ::= {json.dumps(text)}")
 
 
@@ -68,9 +73,14 @@ def nemo() -> ChatFormat:
     return chosen
 
 
-def step(model: llama_cpp.Llama, messages: tuple[Message, ...], script: tuple[ToolCall, ...]) -> list[Chunk]:
+def step(
+    model: llama_cpp.Llama,
+    messages: tuple[Message, ...],
+    script: tuple[ToolCall, ...],
+    fallback: tuple[ToolCall, ...] = (),
+) -> list[Chunk]:
     runner = ListScriptedRunner(model, nemo(), StepPolicy(max_tokens=160, strict=False, call_policy="auto"))
-    runner.script = script
+    runner.script, runner.fallback = script, fallback
     chunks: list[Chunk] = []
     runner.run(
         ModelRequest("You are Calculon.", messages, calculator_tools()), chunks.append, threading.Event()
@@ -116,3 +126,16 @@ def test_a_list_of_calls_all_made_already_is_decoded_again_as_an_answer(model) -
     assert calls(chunks) == []
     done = chunks[-1]
     assert isinstance(done, StepDone) and REPEAT_NOTICE in done.notices
+
+
+def test_a_call_that_failed_and_is_made_again_gives_way_to_a_call_of_another_tool(model) -> None:
+    other = ToolCall("call_other0003", "multiply", {"a": 51, "b": 3})
+    earlier = (
+        Message("user", QUESTION),
+        Message("assistant", "", (FIRST,)),
+        Message("tool", "Error: the adder is down", tool_call_id=FIRST.id, tool_name="add", is_error=True),
+    )
+    chunks = step(model, earlier, (FIRST,), fallback=(other,))
+    assert calls(chunks) == [("multiply", {"a": 51, "b": 3}, "")]
+    done = chunks[-1]
+    assert isinstance(done, StepDone) and RETRY_NOTICE in done.notices and REPEAT_NOTICE not in done.notices

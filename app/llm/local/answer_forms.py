@@ -99,3 +99,13 @@ def repeats_earlier_call(
     """Whether this turn already made the same call: its result is in the conversation."""
     earlier = (c for m in this_turn(messages, backed) if m.role == "assistant" for c in m.tool_calls)
     return any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in earlier)
+
+
+def repeats_failed_call(
+    call: ToolCall, messages: Sequence[Message], backed: Sequence[str] | None = None
+) -> bool:
+    """Whether this turn already made the same call and the tool answered it with an error."""
+    turn = this_turn(messages, backed)
+    failed = {m.tool_call_id for m in turn if m.role == "tool" and m.is_error}
+    earlier = (c for m in turn if m.role == "assistant" for c in m.tool_calls if c.id in failed)
+    return any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in earlier)

@@ -24,6 +24,7 @@ from pathlib import Path
 import llama_cpp
 
 from app.calculon.transcript import transcribe, with_earlier
+from app.core.acting import results_reask
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.named import without_names
@@ -36,6 +37,7 @@ from app.llm.local.answer_forms import (
     head_forms,
     last_result_forms,
     repeats_earlier_call,
+    repeats_failed_call,
 )
 from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.calls import parse_calls
@@ -60,6 +62,10 @@ DEAD_END_NOTICE = (
     "check the numbers of its call."
 )
 REPEAT_NOTICE = "The model repeated a tool call whose result it already had; it was asked to answer instead."
+RETRY_NOTICE = (
+    "The model repeated a tool call that had failed; it was made to call another tool "
+    "(one that can look up or fix what the error named)."
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,10 +131,9 @@ class StepRunner:
             grammar = self.grammar_for(request.tools, forced=forces_call(request, self.policy))
             result = self._decode(prompt, grammar, emit, stop)
         calls = self._calls_of(result, request.tools)
-        fresh = tuple(c for c in calls if not repeats_earlier_call(c, request.messages, request.backed))
+        fresh = self._fresh(calls, request)
         if calls and not fresh and not stop.is_set():
-            notices.append(REPEAT_NOTICE)
-            result = self._decode(prompt, answer_only(forms, syntax=self.format.syntax), emit, stop)
+            result, fresh = self._after_repeat(request, prompt, calls, forms, notices, emit, stop)
         if stop.is_set():
             return
         notices.extend(self._relaxed_notices(grammar))
@@ -136,6 +141,44 @@ class StepRunner:
             emit(ToolCallChunk(call))
         notices.extend(self._stop_notices(result))
         emit(StepDone(tokens=result.tokens, notices=tuple(notices)))
+
+    def _fresh(self, calls: Sequence[ToolCall], request: ModelRequest) -> tuple[ToolCall, ...]:
+        return tuple(c for c in calls if not repeats_earlier_call(c, request.messages, request.backed))
+
+    def _after_repeat(
+        self,
+        request: ModelRequest,
+        prompt: list[int],
+        calls: Sequence[ToolCall],
+        forms: BackedForms | None,
+        notices: list[str],
+        emit: Emit,
+        stop: threading.Event,
+    ) -> tuple[DecodeResult, tuple[ToolCall, ...]]:
+        """The step again after the model repeated a call of this turn. A call that worked has
+        its result in the conversation: the step answers. A call that failed fails again: told
+        "no such table: shop" and asked to fix it, Qwen2.5-Coder-1.5B sent the same UPDATE
+        twice and then apologised (4 of 51 real tasks ended so). The step calls again, from
+        the other tools: the ones that list, describe or create what the error named."""
+        failed = {c.name for c in calls if repeats_failed_call(c, request.messages, request.backed)}
+        others = [t for t in request.tools if t.name not in failed]
+        if failed and others:
+            notices.append(RETRY_NOTICE)
+            try:
+                result = self._decode(prompt, self.grammar_for(others, forced=True, forms=forms), emit, stop)
+            except GrammarError:
+                result = None
+            fresh = self._fresh(self._calls_of(result, others), request) if result is not None else ()
+            if result is not None and fresh:
+                return result, fresh
+        notices.append(REPEAT_NOTICE)
+        # decoded where the model meant to call, the answer was "This is the final answer.",
+        # twice in 51 real tasks: the request is written again after the results first
+        own = asked_index(request.messages, request.backed)
+        if own >= 0:
+            told = Message("user", results_reask(request.messages[own].text))
+            prompt, _ = self.fit(dataclasses.replace(request, messages=(*request.messages, told)))
+        return self._decode(prompt, answer_only(forms, syntax=self.format.syntax), emit, stop), ()
 
     def _hinted(self, request: ModelRequest) -> tuple[ToolCall, str] | None:
         """Calculon mode's own call for the user's words, where the session read a formula in
