@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from app.calculon.columns import columns_note
 from app.calculon.counts import answers_by_count, count_note
 from app.calculon.extremes import extremes_note
 from app.calculon.hint import formula_hint
@@ -49,9 +50,10 @@ class CalculonMode(CalculonVerifier):
         return inline_result(result, is_error, asked, str(arguments.get("expression", "")))
 
     def count_note(self, asked: str, result: str) -> str:
-        """What the app counted (app.calculon.counts) or compared (app.calculon.extremes) in a
-        tool's text, where the question asks for a count or a most or least."""
-        return count_note(asked, result) + extremes_note(asked, result)
+        """What the app counted (app.calculon.counts), compared (app.calculon.extremes) or listed
+        (app.calculon.columns) in a tool's text, where the question asks for a count, a most or
+        least, or a sum or mean."""
+        return count_note(asked, result) + extremes_note(asked, result) + columns_note(asked, result)
 
     def idle_call(
         self,

@@ -17,6 +17,7 @@ import json
 import re
 
 _LINES = re.compile(r"\blines?\b", re.IGNORECASE)
+_SUMS = re.compile(r"\b(?:average|mean|total|sum|add(?:ed)?\s+up)\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNORECASE)
 # Everyday names for kinds of entry, and the text that marks them in a listing: the filesystem
 # server writes "[FILE] a.py" and "[DIR] src"; a person asks for "Python files" or "folders".
@@ -49,7 +50,9 @@ def count_note(asked: str, result: str) -> str:
     """The note for ``result`` where ``asked`` counts lines or things and the result has several;
     "" otherwise."""
     about_lines = bool(_LINES.search(asked))
-    if not about_lines and not _HOW_MANY.search(asked):
+    if not about_lines and (not _HOW_MANY.search(asked) or _SUMS.search(asked)):
+        # "the average number of visitors" sums values: the note "8 lines" had the 1.5B model
+        # send the calculator 8 - 1 - 1 (app.calculon.columns lists the values instead)
         return ""
     value = _list_value(result)
     if value is not None and _is_tree(value):

@@ -25,17 +25,13 @@ MAX_COLUMNS = 3
 
 def extremes_note(asked: str, result: str) -> str:
     """The note for ``result`` where ``asked`` wants a most or a least of a table; "" otherwise."""
-    table = _table(result) if _ASKS.search(asked) else None
-    if table is None:
+    found = numeric_columns(result) if _ASKS.search(asked) else None
+    if found is None:
         return ""
-    header, rows = table
-    label = _label_column(header, rows)
+    rows, label, columns = found
     facts = []
-    for column, name in enumerate(header):
-        values = [_number(row[column]) for row in rows]
-        numbers = [v for v in values if v is not None]
-        if len(numbers) < len(rows) or column == label:
-            continue
+    for column, name, cells in columns:
+        numbers = [number(cell) or Decimal(0) for cell in cells]  # every cell is one
         high = max(range(len(rows)), key=numbers.__getitem__)
         low = min(range(len(rows)), key=numbers.__getitem__)
         shown = [
@@ -45,7 +41,23 @@ def extremes_note(asked: str, result: str) -> str:
     return f"\n\n[Found by the app: {'; '.join(facts[:MAX_COLUMNS])}.]" if facts else ""
 
 
-def _table(result: str) -> tuple[list[str], list[list[str]]] | None:
+Column = tuple[int, str, list[str]]  # its index, its header, its cells
+
+
+def numeric_columns(result: str) -> tuple[list[list[str]], int | None, list[Column]] | None:
+    """A table's rows, its label column, and the columns whose every cell is a number; None
+    where ``result`` is no table."""
+    found = table(result)
+    if found is None:
+        return None
+    header, rows = found
+    label = label_column(header, rows)
+    columns = [(column, name, [row[column] for row in rows]) for column, name in enumerate(header)]
+    numeric = [c for c in columns if c[0] != label and all(number(cell) is not None for cell in c[2])]
+    return rows, label, numeric
+
+
+def table(result: str) -> tuple[list[str], list[list[str]]] | None:
     lines = [line.strip() for line in result.strip().splitlines() if line.strip()]
     if len(lines) < 3:
         return None
@@ -54,20 +66,20 @@ def _table(result: str) -> tuple[list[str], list[list[str]]] | None:
         width = len(cells[0])
         if width >= 2 and all(len(row) == width for row in cells):
             header, rows = cells[0], cells[1:]
-            if all(_number(cell) is None for cell in header):
+            if all(number(cell) is None for cell in header):
                 return header, rows
     return None
 
 
-def _label_column(header: list[str], rows: list[list[str]]) -> int | None:
+def label_column(header: list[str], rows: list[list[str]]) -> int | None:
     """The first column that is not numbers: what names a row (a day, an item)."""
     for column in range(len(header)):
-        if any(_number(row[column]) is None for row in rows):
+        if any(number(row[column]) is None for row in rows):
             return column
     return None
 
 
-def _number(cell: str) -> Decimal | None:
+def number(cell: str) -> Decimal | None:
     try:
         return Decimal(cell.replace(",", "").lstrip("$€£"))
     except InvalidOperation:

@@ -6,9 +6,10 @@ first call or after it, or give up after a call that failed ("I'm sorry, I can't
 file") where the error said what to do first. Either way the user asked for the task, and the
 tools to do it were on offer. Such an answer is asked again; after a failed call the next step
 must be a call (``ModelRequest.must_call``: the error says what to call). A plan is not made to
-call: forced, Qwen2.5-Coder-1.5B called the converter with its schema's example numbers, and 10
-of 51 real tasks got done against 12 asked without forcing (docs/benchmarks.md). What the model
-then does is shown as it is, so a turn still always ends.
+call with every tool on offer: forced, Qwen2.5-Coder-1.5B called the converter with its schema's
+example numbers, and 10 of 51 real tasks got done against 12 asked without forcing
+(docs/benchmarks.md); a plan that names offered tools is made to call one of those
+(app.core.answer_check). What the model then does is shown as it is, so a turn still always ends.
 
 A refusal before any call ("I'm sorry, I can't assist with that"), or a request to the user for
 what the task already names ("Please provide the CSV file contents."), is asked again too, but
@@ -28,7 +29,7 @@ from app.core.messages import ToolSpec
 from app.core.named import places
 from app.core.numbers import find_numbers
 from app.core.records import CallRecord
-from app.core.toolrun import IDLE_NOT_RUN, NOT_APPROVED
+from app.core.toolrun import NOT_APPROVED, REFUSED_HERE
 from app.core.tools import ToolInfo
 
 # A plan of steps still to take. After a call that worked only these count: "you can use it
@@ -91,12 +92,29 @@ REFUSAL_REASK = (
 )
 
 
-def failed_reask(error: str) -> str:
+def failed_reask(error: str, lookups: Sequence[str] = ()) -> str:
     first = error.strip().splitlines()[0][:300] if error.strip() else "an error"
+    shown = f" ({' or '.join(lookups)} can show what exists)" if lookups else ""
     return (
         f"The last tool call failed: {first} Do not apologise or give up: fix what the error names "
-        "(another tool may have to run first) and make the next tool call now."
+        f"(another tool may have to run first{shown}) and make the next tool call now."
     )
+
+
+# Words of a tool's name that mark a look-up: what shows what exists, so a failed call's names
+# can be checked ("no such table: shop": list_tables; "no such column": describe_table).
+_LOOKUP_WORDS = frozenset(
+    ["list", "describe", "get", "read", "search", "show", "find", "status", "log", "info", "tree", "schema"]
+)
+MAX_LOOKUPS = 3
+
+
+def lookups(specs: Sequence[ToolSpec], failed: str) -> list[str]:
+    """The offered tools, other than the one that failed, whose names mark a look-up."""
+    found = [
+        s.name for s in specs if s.name != failed and _LOOKUP_WORDS & set(re.split(r"[_\-]", s.name.lower()))
+    ]
+    return found[:MAX_LOOKUPS]
 
 
 def retry_reask(failed: CallRecord) -> str:
@@ -113,7 +131,7 @@ def _unfinished(calls: Sequence[CallRecord]) -> CallRecord | None:
     for commit", Qwen2.5-Coder-1.5B staged the file and answered "Files staged successfully",
     its commit never made."""
     for i, call in enumerate(calls):
-        if not call.is_error or NOT_APPROVED in call.result or IDLE_NOT_RUN in call.result:
+        if not call.is_error or NOT_APPROVED in call.result or call.result.startswith(REFUSED_HERE):
             continue
         later = calls[i + 1 :]
         if any(c.tool == call.tool for c in later):
@@ -168,14 +186,21 @@ def _takes_place(spec: ToolSpec) -> bool:
 def mentions_tool(answer: str, specs: Sequence[ToolSpec]) -> bool:
     """The answer names an offered tool by its identifier ("read_file", "git_commit"), or as a
     function or tool ("we can use the add function")."""
+    return bool(mentioned_tools(answer, specs))
+
+
+def mentioned_tools(answer: str, specs: Sequence[ToolSpec]) -> list[str]:
+    """The offered tools the answer names, as :func:`mentions_tool` reads them."""
+    found: list[str] = []
     for spec in specs:
         name = re.escape(spec.name)
         if ("_" in spec.name or "-" in spec.name) and re.search(rf"(?<![\w-]){name}(?![\w-])", answer):
-            return True
+            found.append(spec.name)
+            continue
         named = rf"\b(?:{name}`?\s+(?:function|tool)|(?:function|tool)\s+`?{name})\b"
         if re.search(named, answer, re.IGNORECASE):
-            return True
-    return False
+            found.append(spec.name)
+    return found
 
 
 def act_reask(
@@ -191,8 +216,8 @@ def act_reask(
     failed = calls[-1] if calls and calls[-1].is_error else None
     if failed is not None and NOT_APPROVED in failed.result:
         return None  # the user declined the call: not the model's to retry
-    if failed is not None and IDLE_NOT_RUN not in failed.result and (planned or gives_up):
-        return failed_reask(failed.result), True
+    if failed is not None and not failed.result.startswith(REFUSED_HERE) and (planned or gives_up):
+        return failed_reask(failed.result, lookups(specs, failed.tool)), True
     if planned:
         return ACT_REASK, False
     if not calls and (gives_up or _ASKS_BACK.search(answer)):

@@ -12,7 +12,14 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from app.core import events as ev
-from app.core.acting import MAX_ACT_REASKS, REFUSAL_REASK, act_reask, results_reask
+from app.core.acting import (
+    ACT_REASK,
+    MAX_ACT_REASKS,
+    REFUSAL_REASK,
+    act_reask,
+    mentioned_tools,
+    results_reask,
+)
 from app.core.backend import BackendError
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolSpec
@@ -50,6 +57,7 @@ class AnswerCheck:
         self.must_call = False  # the next step may only call a tool (after that re-ask)
         self.calculate_only = False  # and only a tool that calculates (after the re-ask to calculate)
         self.named_only = False  # or only a tool of a server the question names (after refusals)
+        self.mentioned: tuple[str, ...] = ()  # or only the tools a plan named (after that re-ask)
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
 
     def is_echo(self, answer: str, step_no: int) -> bool:
@@ -81,6 +89,12 @@ class AnswerCheck:
             # refused twice where the question names a server on offer ("Check my memory",
             # "the shop database"): the next step calls one of its tools
             self.must_call = self.named_only = True
+        if told == ACT_REASK:
+            # a plan that names the tool to use ("Use the get_time function with the timezone
+            # 'Asia/Tokyo'") has chosen it: the next step calls it. Asked only, the 1.5B model
+            # wrote the same plan twice more; a plan naming none is not made to call (see acting)
+            self.mentioned = tuple(mentioned_tools(answer, turn.specs))
+            self.must_call = bool(self.mentioned)
         self.act_asked += 1
         turn.emit(
             ev.Notice,

@@ -37,12 +37,13 @@ from app.core.backend import (
     ToolCallChunk,
     WorkedAnswer,
 )
+from app.core.echoed import echoed_reply
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.offer import as_spec, narrowed, not_run
+from app.core.offer import narrowed, not_run, step_specs
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
-from app.core.toolrun import ToolRunner
+from app.core.toolrun import ECHO_NOT_RUN, ToolRunner
 from app.core.tools import (
     USER_SOURCE,
     AnswerVerifier,
@@ -53,6 +54,7 @@ from app.core.tools import (
     ToolResult,
     ToolSelector,
 )
+from app.core.zones import choices as zone_choices
 
 logger = logging.getLogger(__name__)
 
@@ -155,8 +157,8 @@ class ChatSession:
         return chosen, True
 
 
-async def _refused(reason: str) -> tuple[ToolResult, float]:
-    return not_run(reason), 0.0
+async def _refused(result: ToolResult) -> tuple[ToolResult, float]:
+    return result, 0.0
 
 
 class _Turn:
@@ -173,6 +175,8 @@ class _Turn:
         self.idle_server = ""  # whose calculation worked nothing out and was refused: not offered again
         self.idle_told = False  # such a call was refused this step: the request is written out again
         self.named: tuple[str, ...] = ()  # the servers the question names, among those offered first
+        self.zones: list[str] = []  # the time zones it names (app.core.zones): a zone argument's only values
+        self.zones_told = False
         self.worked: list[str] = []  # a worked answer's text so far, while its inline calls run
         self.inserted: list[str] = []  # how each inline result stands in that answer ("= 9")
         self.outcome = TurnOutcome()
@@ -192,7 +196,7 @@ class _Turn:
         self.messages.extend(context_messages(context))
         self.messages.append(Message("user", text))
         self.sources.append(Source(text, USER_SOURCE))
-        self.user_text = text
+        self.user_text, self.zones = text, zone_choices(text)
         hint = getattr(self.s.verifier, "hint", None)  # Calculon mode reads the formula once a turn
         self.formula = hint(text, self.s._earlier) if hint is not None else None
         failed = False
@@ -280,8 +284,7 @@ class _Turn:
             selected=selected,
             continues=bool(self.worked),
         )
-        specs = tuple(as_spec(t) for t, _ in offered)
-        self.specs = specs
+        specs = self.specs = step_specs(self, offered)
         backed = tuple(s.text for s in self.all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
         must_call, self.check.must_call = (self.check.must_call or opens) and bool(specs), False
@@ -339,11 +342,11 @@ class _Turn:
         named = {"call_id": f"{self.id}-{call.id}", "server": server, "tool": tool}
         self.emit(ev.ToolCallStarted, **named, arguments=call.arguments, inline=call.inline)
         started = time.perf_counter()
-        idle = self._idle(server, tool, call)
+        refused = self._refusal(server, tool, call)
         try:
             result, ms = await self.s.running.run(
                 named["call_id"],
-                (lambda: _refused(idle)) if idle else (lambda: self.s.runner.run(call)),
+                (lambda: _refused(refused)) if refused else (lambda: self.s.runner.run(call)),
                 lambda update: self.emit(ev.ToolCallProgress, **named, **update.event_fields()),
             )
         except asyncio.CancelledError:  # the whole turn stopped: the call's node says so too
@@ -373,6 +376,18 @@ class _Turn:
             self.idle_server, self.idle_told = server, True
             self.emit(ev.Notice, message=f"Not run: {reason}. The turn goes on without the calculator.")
         return reason
+
+    def _refusal(self, server: str, tool: str, call: ToolCall) -> ToolResult | None:
+        """What the app answers instead of running the call: a calculation that works nothing
+        out, or a tool fed its own earlier reply (app.core.echoed); None: the call runs."""
+        idle = self._idle(server, tool, call)
+        if idle:
+            return not_run(idle)
+        echoed = echoed_reply(tool, call.arguments, self.outcome.tool_calls)
+        if not echoed:
+            return None
+        self.emit(ev.Notice, message=f"Not run: {echoed}.")
+        return ToolResult(f"{ECHO_NOT_RUN} {echoed}. Make the call the request still needs, or answer.", True)
 
     def _counted(self, result: ToolResult) -> str:
         """What Calculon mode counted in a text result the question asks to count (app.calculon.counts)."""

@@ -19,6 +19,8 @@ NOT_APPROVED = "was not approved"  # in a declined call's result: the user's no,
 # A calculation Calculon mode did not run, for it worked nothing out (app.calculon.idle): no
 # failure to fix by calling again.
 IDLE_NOT_RUN = "Not run (it works nothing out):"
+ECHO_NOT_RUN = "Not run (it repeats the tool's own reply):"
+REFUSED_HERE = (IDLE_NOT_RUN, ECHO_NOT_RUN)  # the app's refusals: no failure for the model to fix
 
 
 def schema_error(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:

@@ -137,7 +137,7 @@ async def test_numbers_only_read_where_a_sum_was_asked_must_be_calculated_next(s
     assert [r.must_call for r in backend.requests] == [True, False, True, False]
     assert (outcome.answer, outcome.verdict) == ("The total is 3.65.", "computed")
     # the opening call, made to come first, is of a server that takes the file named
-    assert {t.name for t in backend.requests[0].tools} == {"read_text"}
+    assert {t.name for t in backend.requests[0].tools} == {"read_text", "write_text"}
     assert {t.name for t in backend.requests[2].tools} >= {"evaluate", "add"}  # made to calculate:
     assert "read_text" not in {t.name for t in backend.requests[2].tools}  # the file is read already
 
@@ -178,7 +178,8 @@ async def test_refused_twice_where_the_question_names_a_server_its_tool_is_calle
         outcome = await chat.run_turn("What do my files say about the beta?")
 
     assert [r.must_call for r in backend.requests] == [False, False, True, False]
-    assert {t.name for t in backend.requests[2].tools} == {"read_text"}  # the files server's only
+    # the files server's tools only
+    assert {t.name for t in backend.requests[2].tools} == {"read_text", "write_text"}
     assert outcome.answer == "They say: ship the beta."
     await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop
 

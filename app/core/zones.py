@@ -1,0 +1,95 @@
+"""The time zones a question names, offered as the only values of a tool's time-zone argument.
+
+Asked "A call is at 15:00 Berlin time today. What time is that in Los Angeles?", Qwen2.5-Coder-1.5B
+called ``convert_time`` with ``source_timezone: "Europe/London"``: a real zone, the wrong city, and
+a wrong answer that read well. A model copies a zone's name badly; the user's words name the city.
+Where they name cities of the tz database, a string argument called ``timezone`` (``tz``,
+``source_timezone`` ...) takes only those cities' zones, UTC and this machine's own zone: an enum
+in the schema the model sees, which the local backend's grammar enforces and remote models read.
+A question that names no such city leaves the argument free.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+import zoneinfo
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from app.core.messages import ToolSpec
+from app.core.named import without_names
+
+_ZONE_ARGUMENT = re.compile(r"time_?zone|(?:^|_)tz(?:$|_)", re.IGNORECASE)
+# Zones under a continent or an ocean; not the old aliases ("US/Pacific", "Canada/Central")
+# whose last part is an everyday word.
+_REGIONS = ("Africa/", "America/", "Asia/", "Atlantic/", "Australia/", "Europe/", "Indian/", "Pacific/")
+# Cities whose names are everyday words more often than places ("New Jersey" is no Jersey).
+_UTC = frozenset({"UTC", "Etc/UTC", "Etc/Universal", "Universal", "Zulu", "Etc/Zulu"})
+_WORDS = frozenset({"christmas", "easter", "jersey", "mayotte", "guam", "midway", "wake", "truk"})
+
+
+@functools.cache
+def _cities() -> tuple[dict[str, str], re.Pattern[str] | None]:
+    """Each city's name (lower case, spaces for underscores) and its zone, and one pattern for
+    them all, longest first ("New York" before "York")."""
+    found: dict[str, str] = {}
+    for zone in sorted(zoneinfo.available_timezones()):
+        if not zone.startswith(_REGIONS):
+            continue
+        city = zone.rsplit("/", 1)[-1].replace("_", " ").lower()
+        if city not in _WORDS:
+            found.setdefault(city, zone)
+    if not found:  # no tz database on this machine: nothing is narrowed
+        return found, None
+    names = sorted(found, key=len, reverse=True)
+    return found, re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b", re.IGNORECASE)
+
+
+def named_zones(text: str) -> list[str]:
+    """The zones of the tz-database cities ``text`` names, in the order named."""
+    cities, pattern = _cities()
+    if pattern is None:
+        return []
+    return list(dict.fromkeys(cities[m[0].lower()] for m in pattern.finditer(without_names(text))))
+
+
+def _local_zone() -> str:
+    try:
+        target = str(Path("/etc/localtime").resolve())
+    except OSError:
+        return ""
+    return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
+
+
+def choices(text: str) -> list[str]:
+    """The values a time-zone argument may take for the question ``text``; [] where it names no city."""
+    named = named_zones(text)
+    if not named:
+        return []
+    local = _local_zone()
+    mine = [local] if local and local not in _UTC else []
+    return list(dict.fromkeys([*named, "UTC", *mine]))
+
+
+def with_zones(spec: ToolSpec, zones: Sequence[str]) -> ToolSpec:
+    """``spec`` with its free string time-zone arguments held to ``zones``; unchanged where there
+    are none, or no zones."""
+    schema = spec.input_schema
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not zones or not isinstance(properties, Mapping):
+        return spec
+    narrowed = {name: _narrowed(name, value, zones) for name, value in properties.items()}
+    if narrowed == dict(properties):
+        return spec
+    return dataclasses.replace(spec, input_schema={**schema, "properties": narrowed})
+
+
+def _narrowed(name: str, value: Any, zones: Sequence[str]) -> Any:
+    if not (_ZONE_ARGUMENT.search(name) and isinstance(value, Mapping)):
+        return value
+    if value.get("type", "string") != "string" or "enum" in value or "const" in value:
+        return value
+    return {**value, "enum": list(zones)}

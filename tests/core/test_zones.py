@@ -1,0 +1,89 @@
+"""A time-zone argument takes only the zones of the cities the question names: a small model
+wrote Europe/London for "15:00 Berlin time". A question naming no such city leaves it free."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import anyio
+import pytest
+
+from app.core import events as ev
+from app.core.messages import ToolSpec
+from app.core.session import ChatSession
+from app.core.zones import choices, named_zones, with_zones
+from app.llm.local.schema_grammar import tool_rules
+from app.llm.local.syntaxes import HERMES
+from app.llm.scripted import ScriptedBackend
+from app.mcp.config import bundled_entry
+from app.mcp.supervisor import Supervisor
+from tests.mcp.helpers import started
+
+CONVERT = ToolSpec(
+    "convert_time",
+    "Convert a time between zones",
+    {
+        "type": "object",
+        "properties": {
+            "source_timezone": {"type": "string"},
+            "time": {"type": "string"},
+            "target_timezone": {"type": "string", "description": "IANA name"},
+        },
+        "required": ["source_timezone", "time", "target_timezone"],
+    },
+)
+
+
+def test_the_cities_a_question_names_give_their_zones_in_the_order_named() -> None:
+    asked = "A call is at 15:00 Berlin time today. What time is that in Los Angeles?"
+    assert named_zones(asked) == ["Europe/Berlin", "America/Los_Angeles"]
+    assert named_zones("How many hours ahead of London is tokyo right now?") == [
+        "Europe/London",
+        "Asia/Tokyo",
+    ]
+    assert choices("What time is it in New York?")[:2] == ["America/New_York", "UTC"]
+
+
+def test_no_city_named_leaves_the_argument_free() -> None:
+    for asked in ("What time is it in California?", "Read /srv/berlin/notes.txt", "Is it Christmas yet?"):
+        assert choices(asked) == [], asked
+        assert with_zones(CONVERT, choices(asked)) is CONVERT
+
+
+def test_only_free_string_zone_arguments_are_held_and_the_grammar_takes_only_those() -> None:
+    zones = choices("15:00 Berlin time in Los Angeles")
+    held = with_zones(CONVERT, zones).input_schema["properties"]
+    assert held["source_timezone"]["enum"] == held["target_timezone"]["enum"] == zones
+    assert held["target_timezone"]["description"] == "IANA name"
+    assert "enum" not in held["time"]
+    fixed = ToolSpec(
+        "t", "", {"type": "object", "properties": {"timezone": {"type": "string", "enum": ["UTC"]}}}
+    )
+    assert with_zones(fixed, zones) is fixed
+    rules = "\n".join(tool_rules([with_zones(CONVERT, zones)], lambda _: True, HERMES).lines)
+    assert '"\\"Europe/Berlin\\""' in rules and "Europe/London" not in rules
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def clock() -> AsyncIterator[Supervisor]:
+    async with started(bundled_entry("clock")) as tools:
+        yield tools
+
+
+@pytest.mark.anyio
+async def test_a_turn_offers_the_clock_with_the_named_zones_and_says_so(clock) -> None:
+    backend = ScriptedBackend([["It is 15:00 in Berlin."]])
+    chat = ChatSession(backend, clock)
+    with anyio.fail_after(30):
+        outcome = await chat.run_turn("What time is it in Berlin?")
+    (request,) = backend.requests
+    (get_time,) = [t for t in request.tools if t.name == "get_time"]
+    zone_args = [p for name, p in get_time.input_schema["properties"].items() if "zone" in name]
+    assert zone_args and all(p["enum"][0] == "Europe/Berlin" for p in zone_args)
+    notices = [e.message for e in outcome.events if isinstance(e, ev.Notice)]
+    assert any("only name the zones of your question: Europe/Berlin, UTC" in n for n in notices)
