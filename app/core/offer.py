@@ -14,8 +14,7 @@ from typing import Any, Protocol
 from app.core import events as ev
 from app.core.acting import opens_with_call, place_servers
 from app.core.messages import ToolSpec
-from app.core.toolrun import IDLE_NOT_RUN
-from app.core.tools import ToolInfo, ToolResult
+from app.core.tools import ToolInfo
 from app.core.zones import with_zones
 
 Offered = list[tuple[ToolInfo, float]]
@@ -51,14 +50,6 @@ def step_specs(turn: OfferingTurn, offered: Offered) -> tuple[ToolSpec, ...]:
             ev.Notice, message=f"Time-zone arguments may only name the zones of your question: {zones}."
         )
     return specs
-
-
-def not_run(reason: str) -> ToolResult:
-    told = (
-        f"{IDLE_NOT_RUN} {reason}. The results above already hold what the request needs: answer it"
-        " from them, or make the call it still needs, with a tool other than the calculator."
-    )
-    return ToolResult(told, is_error=True)
 
 
 def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offered, bool]:

@@ -37,13 +37,13 @@ from app.core.backend import (
     ToolCallChunk,
     WorkedAnswer,
 )
-from app.core.echoed import echoed_reply
+from app.core.calling import counted, inserted, refusal
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.offer import narrowed, not_run, step_specs
+from app.core.offer import narrowed, step_specs
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
-from app.core.toolrun import ECHO_NOT_RUN, ToolRunner
+from app.core.toolrun import ToolRunner
 from app.core.tools import (
     USER_SOURCE,
     AnswerVerifier,
@@ -342,7 +342,7 @@ class _Turn:
         named = {"call_id": f"{self.id}-{call.id}", "server": server, "tool": tool}
         self.emit(ev.ToolCallStarted, **named, arguments=call.arguments, inline=call.inline)
         started = time.perf_counter()
-        refused = self._refusal(server, tool, call)
+        refused = refusal(self, server, tool, call)
         try:
             result, ms = await self.s.running.run(
                 named["call_id"],
@@ -354,52 +354,13 @@ class _Turn:
             raise
         self._finished(call, named, result, ms)
         if call.inline:
-            self.inserted.append(self._inserted(call, result))
+            self.inserted.append(inserted(self, call, result))
         shown = running.as_message(result)
-        shown["text"] += self._counted(result)
+        shown["text"] += counted(self, result)
         self.messages.append(Message("tool", tool_call_id=call.id, tool_name=call.name, **shown))
         if not result.is_error:
             trusted = self.s.trusted(server)
             self.sources.append(Source(shown["text"], call_label(tool, call.arguments), server, trusted))
-
-    def _idle(self, server: str, tool: str, call: ToolCall) -> str:
-        """Why Calculon mode does not run a calculation that works nothing out (app.calculon.idle),
-        or "". From then on the turn offers no calculator: the model answers or does the task."""
-        idle = getattr(self.s.verifier, "idle_call", None)
-        calls = self.outcome.tool_calls
-        reason = (
-            ""
-            if idle is None or call.inline
-            else str(idle(server, tool, call.arguments, calls, self.user_text))
-        )
-        if reason:
-            self.idle_server, self.idle_told = server, True
-            self.emit(ev.Notice, message=f"Not run: {reason}. The turn goes on without the calculator.")
-        return reason
-
-    def _refusal(self, server: str, tool: str, call: ToolCall) -> ToolResult | None:
-        """What the app answers instead of running the call: a calculation that works nothing
-        out, or a tool fed its own earlier reply (app.core.echoed); None: the call runs."""
-        idle = self._idle(server, tool, call)
-        if idle:
-            return not_run(idle)
-        echoed = echoed_reply(tool, call.arguments, self.outcome.tool_calls)
-        if not echoed:
-            return None
-        self.emit(ev.Notice, message=f"Not run: {echoed}.")
-        return ToolResult(f"{ECHO_NOT_RUN} {echoed}. Make the call the request still needs, or answer.", True)
-
-    def _counted(self, result: ToolResult) -> str:
-        """What Calculon mode counted in a text result the question asks to count (app.calculon.counts)."""
-        note = getattr(self.s.verifier, "count_note", None)
-        return "" if note is None or result.is_error else str(note(self.user_text, result.text))
-
-    def _inserted(self, call: ToolCall, result: ToolResult) -> str:
-        """How an inline call's result stands in the answer's prose, as app.calculon writes it."""
-        inline = getattr(self.s.verifier, "inline_result", None)
-        if inline is None:
-            return f"= {result.text}"
-        return str(inline(result.text, result.is_error, self.user_text, call.arguments))
 
     def _finished(self, call: ToolCall, named: dict[str, str], result: ToolResult, ms: float) -> None:
         arguments = call.arguments

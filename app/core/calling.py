@@ -1,0 +1,75 @@
+"""What the app does around one tool call of a turn, apart from running it: the calls it refuses
+(a calculation that works nothing out, app.calculon.idle; a tool fed its own reply,
+app.core.echoed), the note Calculon mode adds to a result (app.calculon.counts), and how an inline
+result stands in a worked answer's prose.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from app.core import events as ev
+from app.core.echoed import echoed_reply
+from app.core.messages import ToolCall
+from app.core.outcome import TurnOutcome
+from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN
+from app.core.tools import ToolResult
+
+
+class CallingTurn(Protocol):
+    """What the call path uses of the running turn (app.core.session's _Turn)."""
+
+    s: Any  # the ChatSession: its verifier
+    user_text: str
+    idle_server: str  # set here: whose calculation was refused, withdrawn for the turn
+    idle_told: bool
+    outcome: TurnOutcome
+
+    def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
+
+
+def not_run(reason: str) -> ToolResult:
+    told = (
+        f"{IDLE_NOT_RUN} {reason}. The results above already hold what the request needs: answer it"
+        " from them, or make the call it still needs, with a tool other than the calculator."
+    )
+    return ToolResult(told, is_error=True)
+
+
+def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolResult | None:
+    """What the app answers instead of running the call; None: the call runs."""
+    idle = _idle(turn, server, tool, call)
+    if idle:
+        return not_run(idle)
+    echoed = echoed_reply(tool, call.arguments, turn.outcome.tool_calls)
+    if not echoed:
+        return None
+    turn.emit(ev.Notice, message=f"Not run: {echoed}.")
+    return ToolResult(f"{ECHO_NOT_RUN} {echoed}. Make the call the request still needs, or answer.", True)
+
+
+def _idle(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> str:
+    """Why Calculon mode does not run a calculation that works nothing out, or "". From then on
+    the turn offers no calculator: the model answers or does the task."""
+    idle = getattr(turn.s.verifier, "idle_call", None)
+    if idle is None or call.inline:
+        return ""
+    reason = str(idle(server, tool, call.arguments, turn.outcome.tool_calls, turn.user_text))
+    if reason:
+        turn.idle_server, turn.idle_told = server, True
+        turn.emit(ev.Notice, message=f"Not run: {reason}. The turn goes on without the calculator.")
+    return reason
+
+
+def counted(turn: CallingTurn, result: ToolResult) -> str:
+    """What Calculon mode counted, compared or listed in a text result for the question."""
+    note = getattr(turn.s.verifier, "count_note", None)
+    return "" if note is None or result.is_error else str(note(turn.user_text, result.text))
+
+
+def inserted(turn: CallingTurn, call: ToolCall, result: ToolResult) -> str:
+    """How an inline call's result stands in the answer's prose, as app.calculon writes it."""
+    inline = getattr(turn.s.verifier, "inline_result", None)
+    if inline is None:
+        return f"= {result.text}"
+    return str(inline(result.text, result.is_error, turn.user_text, call.arguments))
