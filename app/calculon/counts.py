@@ -35,6 +35,7 @@ _KINDS = {
     "folder": "[DIR]",
     "subfolders": "[DIR]",
 }
+_KIND_MARKS = frozenset(_KINDS.values())
 _WORD = re.compile(r"[A-Za-z][\w.-]*[A-Za-z0-9]|[A-Za-z]")
 # Words of the question that name no text to look for.
 _PLAIN_TEXT = (
@@ -49,30 +50,42 @@ _PATH = re.compile(r"\S*[/\\]\S*")  # a path's parts ("/tmp/x") are no words to 
 def count_note(asked: str, result: str) -> str:
     """The note for ``result`` where ``asked`` counts lines or things and the result has several;
     "" otherwise."""
+    return _counted(asked, result)[0]
+
+
+def _counted(asked: str, result: str) -> tuple[str, bool]:
+    """The note, and whether it counts what the question names (its own words in the lines, a
+    task list's boxes, a kind of entry, a list's items), not only the lines there are."""
     about_lines = bool(_LINES.search(asked))
     if not about_lines and (not _HOW_MANY.search(asked) or _SUMS.search(asked)):
         # "the average number of visitors" sums values: the note "8 lines" had the 1.5B model
         # send the calculator 8 - 1 - 1 (app.calculon.columns lists the values instead)
-        return ""
+        return "", False
     value = _list_value(result)
     if value is not None and _is_tree(value):
-        return _tree_note(asked, value)
+        return _tree_note(asked, value), True
     if value is not None:
         items = len(value)
-        return f"\n\n[Counted by the app: this result lists {items} items.]" if items > 1 else ""
+        return (
+            (f"\n\n[Counted by the app: this result lists {items} items.]", True)
+            if items > 1
+            else ("", False)
+        )
     lines = result.rstrip("\n").split("\n")
     if len(lines) < 2:
-        return ""
+        return "", False
     filled = sum(1 for line in lines if line.strip())
     # "13 lines (13 not empty)" had a model divide 13 by 13: the second count only where it differs
     facts = [f"{len(lines)} lines" + (f" ({filled} not empty)" if filled != len(lines) else "")]
     for word in _asked_words(asked, result):
         holding = sum(1 for line in lines if word in line)
-        if 0 < holding < len(lines):
+        # a word every line holds says nothing, save a kind of entry: "2 lines contain '.py'"
+        # answers "how many Python files" where every entry is one
+        if holding > 0 and (holding < len(lines) or word in _KIND_MARKS):
             verb = "line contains" if holding == 1 else "lines contain"
             facts.append(f"{holding} {verb} {word!r}")
     facts.extend(_box_facts(lines))
-    return f"\n\n[Counted by the app: this result has {'; '.join(facts)}.]"
+    return f"\n\n[Counted by the app: this result has {'; '.join(facts)}.]", len(facts) > 1
 
 
 # A Markdown task list's boxes: "- [ ] order the cake" is open, "- [x] book the venue" is done.
@@ -92,21 +105,37 @@ def _box_facts(lines: list[str]) -> list[str]:
     ]
 
 
-# Words that make a count one step of a calculation: "together", "the average", "per day".
+# Words that make a count one step of a calculation ("together", "the average", "per day"), or
+# ask for a quantity that is no count of lines or things ("how many degrees apart", "hours ahead").
 _AGGREGATES = re.compile(
     r"\b(?:together|total|altogether|combined|in\s+all|sum|add|average|mean|per|each|both|difference"
-    r"|more|less|fewer|than|percent(?:age)?|ratio|times|twice|double|half|minus|plus)\b|[%+*/=]",
+    r"|more|less|fewer|than|percent(?:age)?|ratio|times|twice|double|half|minus|plus"
+    r"|apart|between|ahead|behind|left|remain\w*|older|younger|longer|shorter|bigger|smaller|larger"
+    r"|higher|lower|degrees?|hours?|minutes?|seconds?|days?|weeks?|months?|years?|dollars?|euros?"
+    r"|cents?|bytes?|km|miles?|kg|pounds?)\b|[%+*/=]",
     re.IGNORECASE,
 )
+# What is left of a plain "how many lines does notes.txt have?" once its plain words are gone.
+_OTHER_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 def answers_by_count(asked: str, result: str) -> bool:
     """Whether the app's count of ``result`` is itself the answer ``asked`` wants: a "how many"
-    question that names no operation. Then a calculation after it works nothing out: the 1.5B
-    model, told "5 lines contain 'ERROR'", sent the calculator 15 - 5 and answered 10."""
-    if not _HOW_MANY.search(asked) or _AGGREGATES.search(_PATH.sub(" ", asked)):
+    question that names no operation, where the note counts what it names, or it asks for the
+    lines alone. Then a calculation after it works nothing out: the 1.5B model, told "5 lines
+    contain 'ERROR'", sent the calculator 15 - 5 and answered 10. "How many lines were added in
+    the last commit?" is no line count of the diff shown: a calculation may follow."""
+    bare = _PATH.sub(" ", asked)
+    if not _HOW_MANY.search(asked) or _AGGREGATES.search(bare):
         return False
-    return bool(count_note(asked, result))
+    note, specific = _counted(asked, result)
+    if not note:
+        return False
+    plain = not any(w.lower() not in _PLAIN for w in _OTHER_WORD.findall(_FILE.sub(" ", bare)))
+    return specific or plain
+
+
+_FILE = re.compile(r"[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b")  # notes.txt: a name, no word of the question
 
 
 def _asked_words(asked: str, result: str) -> list[str]:

@@ -29,6 +29,7 @@ from app.calculon.transcript import Transcript, names_an_operation, transcribe
 from app.core.named import without_names, without_quoted_words
 from app.core.numbers import Mention, find_numbers
 from app.core.records import CallRecord
+from app.core.toolrun import REFUSED_HERE
 from app.core.tools import USER_SOURCE, CheckResult, Source, TurnFacts, Verdict
 
 # A call written out as the answer (bare JSON, or a chat template's call markers): never an answer.
@@ -39,6 +40,7 @@ ARITHMETIC_TOOLS = frozenset(
     | {"celsius_to_fahrenheit", "fahrenheit_to_celsius", "celsius_to_kelvin", "kelvin_to_celsius"}
 )
 NOT_CALCULATED = "Not calculated: the answer's numbers only repeat your question; no tool computed them."
+ENDS_FAILED = "Not checked: the last tool call failed, so the numbers read before it may not answer you."
 ONLY_READ = "Not calculated: the answer's numbers were only read from a tool's result; no tool computed them."
 
 
@@ -70,12 +72,21 @@ def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
             )
         return Verdict("not_calculated", basis=NOT_CALCULATED)
     lookups = _lookups(from_tools, facts)
+    if lookups and _ends_failed(facts):
+        return Verdict("unchecked", basis=ENDS_FAILED)
     if lookups and not asks_to_calculate(facts.asked):
         names = ", ".join(dict.fromkeys(call.tool for call in lookups))
         return Verdict("verified", basis=f"No arithmetic was asked: the numbers are what {names} returned.")
     if lookups and transcript is None and asks_an_operation(facts.asked):  # "Add up the prices", as read
         return Verdict("not_calculated", basis=ONLY_READ)
     return Verdict("computed", formula=formula, basis=_why_computed(transcript, answer, facts))
+
+
+def _ends_failed(facts: TurnFacts) -> bool:
+    """The turn's last call failed at its server: what the answer says after it (seen: the error
+    explained with the digits of an earlier time) is no task done, whatever its numbers."""
+    last = facts.calls[-1] if facts.calls else None
+    return last is not None and last.failed and not last.result.startswith(REFUSED_HERE)
 
 
 def asks_to_calculate(asked: str) -> bool:

@@ -66,7 +66,8 @@ _ASKS_BACK = re.compile(
 # A question whose answer is a number. After calls, an answer with none is no answer: "This is
 # the final answer." came back twice in 51 real tasks, for a mean and a count the results held.
 _ASKS_NUMBER = re.compile(
-    r"\bhow\s+(?:many|much)\b|\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?:average|mean|total|sum|number|count)\b",
+    r"\bhow\s+(?:many|much)\b|\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?:average|mean|total|sum|number|count)\b"
+    r"|\bworth\b",
     re.IGNORECASE,
 )
 # A question about how a thing is done wants the explanation, not the deed.
@@ -131,14 +132,52 @@ def _unfinished(calls: Sequence[CallRecord]) -> CallRecord | None:
     for commit", Qwen2.5-Coder-1.5B staged the file and answered "Files staged successfully",
     its commit never made."""
     for i, call in enumerate(calls):
-        if not call.is_error or NOT_APPROVED in call.result or call.result.startswith(REFUSED_HERE):
+        if not call.failed or NOT_APPROVED in call.result or call.result.startswith(REFUSED_HERE):
             continue
         later = calls[i + 1 :]
         if any(c.tool == call.tool for c in later):
             continue
-        if any(not c.is_error for c in later):
+        if any(not c.failed for c in later):
             return call
     return None
+
+
+UNTOUCHED_OPENING = "Your request also names "
+
+
+def untouched_reask(place: str, asked: str) -> str:
+    return f"{UNTOUCHED_OPENING}{place}, and no tool call has used it yet. Do what I asked: {asked.strip()}"
+
+
+def untouched_place(asked: str, calls: Sequence[CallRecord], specs: Sequence[ToolSpec]) -> str | None:
+    """A file, folder or page the request names that no call has used, after some
+    call: asked for the lines of notes.txt and todo.md together, Qwen2.5-Coder-1.5B read notes.txt
+    and answered its 13; asked to save a count in errors.txt, it counted and stopped. None where
+    every named place was used, or no offered tool takes one."""
+    if not calls or not any(_takes_place(s) for s in specs):
+        return None
+    # a call that failed used the place too: what its error asks is failed_reask's
+    used = [v for c in calls if not c.result.startswith(REFUSED_HERE) for v in _strings(c.arguments)]
+    for place in places(asked):
+        if not _FILE_LIKE.search(place):
+            continue
+        if not any(place in v or (_FILE_LIKE.search(v) and v in place) for v in used):
+            return place
+    return None
+
+
+# A place that is a file, a folder or a page ("/srv/notes", "todo.md", "http://..."), not "km/h".
+_FILE_LIKE = re.compile(r"://|^[~./]|\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def results_reask(asked: str) -> str:
@@ -213,11 +252,14 @@ def act_reask(
     plan = _STEPS if calls else _PLAN
     planned = bool(plan.search(answer)) or mentions_tool(answer, specs)
     gives_up = bool(_GIVES_UP.search(answer))
-    failed = calls[-1] if calls and calls[-1].is_error else None
+    failed = calls[-1] if calls and calls[-1].failed else None
     if failed is not None and NOT_APPROVED in failed.result:
         return None  # the user declined the call: not the model's to retry
     if failed is not None and not failed.result.startswith(REFUSED_HERE) and (planned or gives_up):
         return failed_reask(failed.result, lookups(specs, failed.tool)), True
+    place = untouched_place(asked, calls, specs)
+    if place is not None:
+        return untouched_reask(place, asked), True
     if planned:
         return ACT_REASK, False
     if not calls and (gives_up or _ASKS_BACK.search(answer)):

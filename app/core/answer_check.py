@@ -16,6 +16,7 @@ from app.core.acting import (
     ACT_REASK,
     MAX_ACT_REASKS,
     REFUSAL_REASK,
+    UNTOUCHED_OPENING,
     act_reask,
     mentioned_tools,
     results_reask,
@@ -58,6 +59,7 @@ class AnswerCheck:
         self.calculate_only = False  # and only a tool that calculates (after the re-ask to calculate)
         self.named_only = False  # or only a tool of a server the question names (after refusals)
         self.mentioned: tuple[str, ...] = ()  # or only the tools a plan named (after that re-ask)
+        self.places_only = False  # or only the tools that take a place (a named place unused)
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
 
     def is_echo(self, answer: str, step_no: int) -> bool:
@@ -89,6 +91,8 @@ class AnswerCheck:
             # refused twice where the question names a server on offer ("Check my memory",
             # "the shop database"): the next step calls one of its tools
             self.must_call = self.named_only = True
+        # a named place no call has used: the next step calls a tool that takes one
+        self.places_only = told.startswith(UNTOUCHED_OPENING)
         if told == ACT_REASK:
             # a plan that names the tool to use ("Use the get_time function with the timezone
             # 'Asia/Tokyo'") has chosen it: the next step calls it. Asked only, the 1.5B model
@@ -168,7 +172,7 @@ class AnswerCheck:
             return False
         self.calculate_asked = True
         turn = self.turn
-        worked = [c for c in turn.outcome.tool_calls if not c.is_error]
+        worked = [c for c in turn.outcome.tool_calls if not c.failed]
         if worked and not any(_DIGIT.search(c.result) for c in worked):
             # the data is not in hand yet: asked for "the total value of all orders", the model
             # listed the tables, and made to calculate then, it looped inside evaluate({}) for
@@ -178,6 +182,19 @@ class AnswerCheck:
                 message="No tool result holds a number yet; the model was asked to go on with the task.",
             )
             turn.messages.append(Message("user", results_reask(turn.user_text)))
+            return True
+        named = getattr(turn.s.verifier, "asks_an_operation", None)
+        operation = named is not None and bool(named(turn.user_text))
+        if not worked and turn.named and not operation:
+            # a request to a server the question names ("Add a product called lamp to the shop
+            # database: ... price 19.99, 6 in stock") is no sum: made to calculate, the 1.5B model
+            # sent 19.99 + 6. Its next step calls that server's tools instead.
+            turn.emit(
+                ev.Notice,
+                message="No tool was used for a request to a named server; the model was asked to use it.",
+            )
+            turn.messages.append(Message("user", REFUSAL_REASK))
+            self.must_call = self.named_only = True
             return True
         readings = getattr(turn.s.verifier, "readings", None)
         shown = readings(turn.user_text) if readings is not None else ()
@@ -190,8 +207,6 @@ class AnswerCheck:
         # twice over; made to call with every tool on offer, it read the file again
         # Only where an operation is named: "on 3 October" in a note to remember is no sum to do,
         # and made to calculate, the model sent (3 + 3) * 3 / 3
-        named = getattr(turn.s.verifier, "asks_an_operation", None)
-        operation = named is not None and bool(named(turn.user_text))
         self.must_call = self.calculate_only = operation and bool(worked)
         return True
 

@@ -62,7 +62,10 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
         offered = _only(offered, lambda t: t.server in turn.named)
     if turn.check.mentioned:
         offered = _only(offered, lambda t: t.name in turn.check.mentioned)
-    turn.check.calculate_only = turn.check.named_only = False
+    if turn.check.places_only:
+        taking = place_servers(offered)
+        offered = _only(offered, lambda t: t.server in taking)
+    turn.check.calculate_only = turn.check.named_only = turn.check.places_only = False
     turn.check.mentioned = ()
     if step_no != 1:
         return offered, False

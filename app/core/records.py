@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +23,11 @@ class CallRecord:
     result: str
     is_error: bool
     ms: float
+
+    @property
+    def failed(self) -> bool:
+        """The server said so (``is_error``), or its text opens as an error does (:func:`looks_failed`)."""
+        return self.is_error or looks_failed(self.result)
 
     @property
     def label(self) -> str:
@@ -40,3 +46,12 @@ def call_label(tool: str, arguments: Mapping[str, Any]) -> str:
         for v in arguments.values()
     )
     return f"{tool}({values})"
+
+
+# A reply that reports a failure in its text: the SQLite reference server answers a bad query with
+# "Database error: no such table: shop" as an ordinary result, not an error.
+_FAILED = re.compile(r"^\s*(?:[A-Za-z]+\s){0,2}error\b\s*:|^\s*error\b|^\s*failed\b", re.IGNORECASE)
+
+
+def looks_failed(text: str) -> bool:
+    return bool(_FAILED.match(text))

@@ -81,6 +81,17 @@ def test_a_lookup_with_no_numbers_asked_is_verified():
     assert verdict("What time is it in Tokyo?", calls, "It is 21:05.").kind == "verified"
 
 
+def test_numbers_read_before_a_last_call_that_failed_are_not_verified():
+    tokyo = call("get_time", {"timezone": "Asia/Tokyo"}, "2026-12-05T13:45:32+09:00")
+    bad = call("convert_time", {"time": "2026-12-05T05:45"}, "Invalid time format. Expected HH:MM", True)
+    told = verdict("How many hours ahead of London is Tokyo?", [tokyo, bad], "It is 13:45 on 2026-12-05.")
+    assert told.kind == "unchecked" and "the last tool call failed" in told.basis
+    # a failure reported in the text of an ordinary result counts the same
+    query = call("read_query", {"query": "SELECT 1"}, "Database error: no such column: quantity")
+    assert verdict("What time is it in Tokyo?", [tokyo, query], "It is 13:45.").kind == "unchecked"
+    assert verdict("What time is it in Tokyo?", [tokyo], "It is 13:45.").kind == "verified"
+
+
 def test_a_tool_given_numbers_the_user_never_wrote_is_computed():
     calls = [call("multiply", {"a": 24, "b": 3600}, "86400")]
     assert verdict("How many seconds are in a day?", calls, "86400 seconds.").kind == "computed"

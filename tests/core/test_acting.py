@@ -113,7 +113,10 @@ def test_an_answer_with_no_number_to_a_question_for_one_is_asked_again_after_cal
     assert act_reask("About 107.5 visitors a day.", asked, [READ], [read]) is None
     assert act_reask("There are five files.", "How many files are there?", [READ], [read]) is None
     # a request for a deed, not a number, is answered in words
-    assert act_reask("Saved the list.", "Save the list in notes.txt", [READ], [read]) is None
+    saved = CallRecord(
+        "fs", "write_file", {"path": "notes.txt", "content": "a"}, "Wrote notes.txt", False, 1.0
+    )
+    assert act_reask("Saved the list.", "Save the list in notes.txt", [READ], [saved]) is None
 
 
 def test_an_answer_after_a_failed_call_whose_cause_was_fixed_is_reminded_of_it() -> None:
@@ -126,7 +129,38 @@ def test_an_answer_after_a_failed_call_whose_cause_was_fixed_is_reminded_of_it()
     assert told is not None and "the git_commit call failed (No changes staged for commit.)" in told[0]
     assert told[1] is False
     assert act_reask("Committed.", asked, specs, [commit, add, again]) is None  # made again
-    assert act_reask("The commit failed: nothing staged.", asked, specs, [commit]) is None  # nothing fixed
+    plain = "Commit the staged changes in the repository at /r"
+    assert act_reask("The commit failed: nothing staged.", plain, specs, [commit]) is None  # nothing fixed
+
+
+def test_a_failure_written_in_an_ordinary_result_is_a_failed_call() -> None:
+    query = ToolSpec("write_query", "", {"type": "object"})
+    tables = ToolSpec("list_tables", "", {"type": "object"})
+    update = CallRecord(
+        "sqlite", "write_query", {"query": "UPDATE shop"}, "Database error: no such table", False, 1
+    )
+    assert update.failed and not CallRecord("s", "t", {}, "3 rows; no error", False, 1).failed
+    told = act_reask(
+        "I'm sorry, but I can't help with that.", "Set the kettle's price", [query, tables], [update]
+    )
+    assert told is not None and told[0].startswith("The last tool call failed: Database error") and told[1]
+    assert "(list_tables can show what exists)" in told[0]
+
+
+def test_a_named_place_no_call_has_used_is_asked_for_with_a_call() -> None:
+    asked = "How many lines do /w/notes.txt and /w/todo.md have together?"
+    notes = CallRecord("fs", "read_file", {"path": "/w/notes.txt"}, "a\nb", False, 1.0)
+    todo = CallRecord("fs", "read_file", {"path": "/w/todo.md"}, "c", False, 1.0)
+    told = act_reask("13", asked, [READ], [notes])
+    assert told == (
+        f"Your request also names /w/todo.md, and no tool call has used it yet. Do what I asked: {asked}",
+        True,
+    )
+    assert act_reask("3", asked, [READ], [notes, todo]) is None
+    # a folder holding the file counts as used; "km/h" is no place
+    repo = CallRecord("git", "git_add", {"repo_path": "/w", "files": ["a.txt"]}, "Staged", False, 1.0)
+    assert act_reask("Staged.", "Stage /w/a.txt", [READ], [repo]) is None
+    assert act_reask("60 km/h", "Convert 60 km/h to m/s", [READ], [notes]) is None
 
 
 def test_a_question_naming_a_file_opens_with_a_call_where_a_tool_takes_a_path() -> None:

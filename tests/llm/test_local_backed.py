@@ -207,7 +207,9 @@ def test_a_version_number_read_from_a_file_may_be_stated_whole(smol):
 
     readme = "# tinyshop\n\nCurrent version: 0.4.2\n"
     forms = backed_forms(["What version number does README.md give?", readme])
-    assert {"0.4.2", "0.4", "2"} <= forms.text
+    assert "0.4.2" in forms.text
+    # its parts are no quantities to calculate with: "2.1 + 2.0" from versions 2.1.0 and 2.0.3
+    assert not {"0.4", "2"} & (forms.text | forms.arguments)
     result = backed_forms([readme], parts=False).text
     grammar = answer_only(forms, result).decide
     model = smol.runner.model

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from app.calculon.output import call_formula, exact_part
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolCall
+from app.core.records import looks_failed
 from app.llm.local.backed import backed_forms, result_units
 from app.llm.local.reading import asked_for, counted_words
 
@@ -106,6 +107,6 @@ def repeats_failed_call(
 ) -> bool:
     """Whether this turn already made the same call and the tool answered it with an error."""
     turn = this_turn(messages, backed)
-    failed = {m.tool_call_id for m in turn if m.role == "tool" and m.is_error}
+    failed = {m.tool_call_id for m in turn if m.role == "tool" and (m.is_error or looks_failed(m.text))}
     earlier = (c for m in turn if m.role == "assistant" for c in m.tool_calls if c.id in failed)
     return any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in earlier)

@@ -101,7 +101,9 @@ def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
     for source in texts:
         percent = percent or "%" in source or "percent" in source.lower()
         notes.update(ROUNDING_NOTE.findall(source))
-        for mention in find_numbers(without_note(source)):
+        # a version's parts are no quantities: the 1.5B model, asked for the downloads of versions
+        # 2.1.0 and 2.0.3 together, sent 2.1 + 2.0 - 48213 + 30877
+        for mention in find_numbers(_DOTTED.sub(" ", without_note(source))):
             if _PLAIN_NUMBER.fullmatch(mention.text) and len(mention.text) <= MAX_DIGITS:
                 written.add(mention.text)
             values.update(mention.values() if parts else (r.value for r in mention.readings))

@@ -1,0 +1,55 @@
+"""A request to a server the question names, answered with its own numbers and no call, is made
+to call that server: not asked to calculate ("Add a product ... price 19.99, 6 in stock" once
+made the 1.5B model send the calculator 19.99 + 6).
+
+The model is scripted (its replies are the point); the servers are real child processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import anyio
+import pytest
+
+from app.calculon import CalculonMode
+from app.core.acting import REFUSAL_REASK
+from app.core.backend import ToolCallChunk
+from app.core.messages import ToolCall
+from app.core.prompts import system_prompt
+from app.core.session import ChatSession
+from app.llm.scripted import ScriptedBackend
+from app.mcp.config import bundled_entry
+from app.mcp.retrieval.selector import ToolRetriever
+from tests.mcp.helpers import script_entry, started
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_a_request_to_a_named_server_answered_without_a_call_is_made_to_call_it(tmp_path) -> None:
+    notes = tmp_path / "lamp.txt"
+    write = ToolCallChunk(
+        ToolCall("c1", "write_text", {"path": str(notes), "content": "lamp 19.99, 6 in stock"})
+    )
+    steps = [["The lamp costs 19.99."], [write], ["Saved: the lamp costs 19.99, 6 in stock."]]
+    backend = ScriptedBackend(steps)
+    selector = ToolRetriever(threshold=100, dense=False)  # every tool offered; the naming is the point
+    entries = (bundled_entry("calculator"), script_entry("files", "files.py"))
+    async with started(*entries, log_dir=tmp_path) as servers:
+        chat = ChatSession(
+            backend, servers, system_prompt=system_prompt(True), verifier=CalculonMode(), selector=selector
+        )
+        with anyio.fail_after(30):
+            outcome = await chat.run_turn("Save in my files that the lamp costs 19.99, with 6 in stock.")
+
+    # not made to calculate (no operation is named): made to call the files server instead
+    assert backend.requests[1].messages[-1].text == REFUSAL_REASK and backend.requests[1].must_call
+    assert {t.name for t in backend.requests[1].tools} == {"read_text", "write_text"}
+    assert outcome.answer == "Saved: the lamp costs 19.99, 6 in stock."
+    assert notes.read_text(encoding="utf-8") == "lamp 19.99, 6 in stock"
+    await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop
