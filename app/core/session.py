@@ -359,6 +359,10 @@ class _Turn:
         shown["text"] += counted(self, result)
         self.messages.append(Message("tool", tool_call_id=call.id, tool_name=call.name, **shown))
         if not result.is_error:
+            if server != self.idle_server:
+                # new data: a calculation withdrawn as idle may be needed again ("together" after
+                # the second file is read: the 1.5B model answered the first file's 13)
+                self.idle_server = ""
             trusted = self.s.trusted(server)
             self.sources.append(Source(shown["text"], call_label(tool, call.arguments), server, trusted))
 

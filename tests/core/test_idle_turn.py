@@ -73,6 +73,28 @@ async def test_a_calculation_after_a_read_that_works_nothing_out_is_not_run(serv
     assert outcome.answer == "The file has 3 lines."
 
 
+async def test_the_calculator_withdrawn_after_an_idle_call_returns_once_new_data_comes_back(
+    servers, tmp_path
+) -> None:
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("x\ny\nz\n", encoding="utf-8")
+    second.write_text("w\n", encoding="utf-8")
+    steps = [
+        [ToolCallChunk(ToolCall("c1", "read_text", {"path": str(first)}))],
+        [evaluate("3 + 3")],
+        [ToolCallChunk(ToolCall("c3", "read_text", {"path": str(second)}))],
+        [evaluate("3 + 1", "c4")],
+        ["4 lines together."],
+    ]
+
+    outcome, backend = await turn(steps, servers, f"How many lines do {first} and {second} have together?")
+
+    assert "evaluate" not in {t.name for t in backend.requests[2].tools}  # withdrawn after 3 + 3
+    assert "evaluate" in {t.name for t in backend.requests[3].tools}  # back after the second read
+    assert [(c.tool, c.is_error) for c in outcome.tool_calls][-1] == ("evaluate", False)
+    assert outcome.answer == "4 lines together."
+
+
 async def test_the_last_step_repeated_on_its_own_result_is_not_run(servers, tmp_path) -> None:
     log = tmp_path / "server.log"
     log.write_text("ERROR a\nINFO b\nERROR c\n", encoding="utf-8")

@@ -78,12 +78,16 @@ def step(
     messages: tuple[Message, ...],
     script: tuple[ToolCall, ...],
     fallback: tuple[ToolCall, ...] = (),
+    *,
+    must_call: bool = False,
 ) -> list[Chunk]:
     runner = ListScriptedRunner(model, nemo(), StepPolicy(max_tokens=160, strict=False, call_policy="auto"))
     runner.script, runner.fallback = script, fallback
     chunks: list[Chunk] = []
     runner.run(
-        ModelRequest("You are Calculon.", messages, calculator_tools()), chunks.append, threading.Event()
+        ModelRequest("You are Calculon.", messages, calculator_tools(), must_call=must_call),
+        chunks.append,
+        threading.Event(),
     )
     return chunks
 
@@ -139,3 +143,16 @@ def test_a_call_that_failed_and_is_made_again_gives_way_to_a_call_of_another_too
     assert calls(chunks) == [("multiply", {"a": 51, "b": 3}, "")]
     done = chunks[-1]
     assert isinstance(done, StepDone) and RETRY_NOTICE in done.notices and REPEAT_NOTICE not in done.notices
+
+
+def test_a_call_that_worked_made_again_where_a_call_is_required_gives_way_to_another_tool(model) -> None:
+    other = ToolCall("call_other0004", "multiply", {"a": 12, "b": 7})
+    earlier = (
+        Message("user", QUESTION),
+        Message("assistant", "", (FIRST,)),
+        Message("tool", "54", tool_call_id=FIRST.id, tool_name="add"),
+    )
+    chunks = step(model, earlier, (FIRST,), fallback=(other,), must_call=True)
+    assert calls(chunks) == [("multiply", {"a": 12, "b": 7}, "")]
+    done = chunks[-1]
+    assert isinstance(done, StepDone) and RETRY_NOTICE in done.notices

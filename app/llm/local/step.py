@@ -24,7 +24,7 @@ from pathlib import Path
 import llama_cpp
 
 from app.calculon.transcript import transcribe, with_earlier
-from app.core.acting import results_reask
+from app.core.acting import lookups, results_reask
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.named import without_names
@@ -63,8 +63,8 @@ DEAD_END_NOTICE = (
 )
 REPEAT_NOTICE = "The model repeated a tool call whose result it already had; it was asked to answer instead."
 RETRY_NOTICE = (
-    "The model repeated a tool call that had failed; it was made to call another tool "
-    "(one that can look up or fix what the error named)."
+    "The model repeated a tool call it had made (one that failed, or where a call was required); "
+    "it was made to call another tool."
 )
 
 
@@ -159,10 +159,18 @@ class StepRunner:
         its result in the conversation: the step answers. A call that failed fails again: told
         "no such table: shop" and asked to fix it, Qwen2.5-Coder-1.5B sent the same UPDATE
         twice and then apologised (4 of 51 real tasks ended so). The step calls again, from
-        the other tools: the ones that list, describe or create what the error named."""
+        the other tools, those that look things up first (``list_tables``, ``describe_table``):
+        offered every other tool, it created the table it had misnamed."""
         failed = {c.name for c in calls if repeats_failed_call(c, request.messages, request.backed)}
-        others = [t for t in request.tools if t.name not in failed]
-        if failed and others:
+        repeated = {c.name for c in calls}
+        # a step that must call (a named file not yet used, a failure to fix) and repeats a call
+        # that worked is no answer either: asked to save a count in errors.txt, the 1.5B model
+        # read the log again. The others are offered, the look-ups first after a failure.
+        withdrawn = repeated if request.must_call else failed
+        others = [t for t in request.tools if t.name not in withdrawn]
+        looking = lookups(others, "") if failed else []
+        others = [t for t in others if t.name in looking] or others
+        if withdrawn and others:
             notices.append(RETRY_NOTICE)
             try:
                 result = self._decode(prompt, self.grammar_for(others, forced=True, forms=forms), emit, stop)
