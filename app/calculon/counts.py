@@ -84,7 +84,8 @@ def _counted(asked: str, result: str) -> tuple[str, bool]:
         if holding > 0 and (holding < len(lines) or word in _KIND_MARKS):
             verb = "line contains" if holding == 1 else "lines contain"
             facts.append(f"{holding} {verb} {word!r}")
-    facts.extend(_box_facts(lines))
+    if not about_lines:  # "how many lines ... together": the boxes' 2 was answered for 13 + 8 lines
+        facts.extend(_box_facts(lines))
     return f"\n\n[Counted by the app: this result has {'; '.join(facts)}.]", len(facts) > 1
 
 

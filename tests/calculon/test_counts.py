@@ -47,6 +47,7 @@ def test_a_task_lists_open_and_ticked_boxes_are_counted() -> None:
     note = count_note("How many items in todo.md are still open (not ticked)?", todo)
     assert "2 open (not ticked) '[ ]' items; 2 ticked '[x]'" in note
     assert "ticked" not in count_note("How many lines does notes.txt have?", "a\nb [ ] c\n")
+    assert "ticked" not in count_note("How many lines do notes.txt and todo.md have together?", todo)
 
 
 def test_a_plain_how_many_is_answered_by_the_count_and_one_naming_an_operation_is_not() -> None:
