@@ -10,8 +10,9 @@ calculator: the model answers from what it read, or makes the call the task stil
 Only after a call of another tool worked: a word problem's ``5 - 5`` ("gave away all 5") is
 a step of its own, and a data value doubled is asked for with a multiplication. Idle is: a number
 restated (``13``), a number taken from, divided by or added to itself (``26 - 26``, ``26 / 26``,
-``13 + 13``), nothing but zeros, a calculation made before, and the last calculation's step
-applied again to its own result (``34 - 1 - 1`` then ``32 - 1 - 1``).
+``13 + 13``), a number left as it is (``15.74 + 0``, ``9 * 1``), nothing but zeros, a calculation
+made before, and the last calculation's step applied again to its own result (``34 - 1 - 1`` then
+``32 - 1 - 1``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def idle_reason(formula: str, earlier: Sequence[tuple[str, str]]) -> str:
     taken = _SELF.match(written)
     if taken and Fraction(taken[1]) == Fraction(taken[3]):
         return f"{written} {_TAKEN[taken[2]]}"
+    same = _unchanged(written)
+    if same is not None:
+        return f"{written} leaves {same} as it is"
     for before, _result in earlier:
         if " ".join(before.split()) == written:
             return f"{written} was already calculated"
@@ -55,6 +59,23 @@ def idle_reason(formula: str, earlier: Sequence[tuple[str, str]]) -> str:
         if _again(" ".join(before.split()), without_note(result).strip(), written):
             return f"{written} repeats the last step on its own result"
     return ""
+
+
+_PAIR = re.compile(rf"^\s*\(?\s*({_NUMBER})\s*\)?\s*([-+*/])\s*\(?\s*({_NUMBER})\s*\)?\s*$")
+
+
+def _unchanged(written: str) -> str | None:
+    """The number a step leaves as it was: plus or minus zero, times or divided by one (the 1.5B
+    model, its total of 15.74 in hand, sent ``add(15.74, 0.00)``)."""
+    pair = _PAIR.match(written)
+    if pair is None:
+        return None
+    first, op, second = Fraction(pair[1]), pair[2], Fraction(pair[3])
+    if (op in "+-" and second == 0) or (op in "*/" and second == 1):
+        return pair[1]
+    if (op == "+" and first == 0) or (op == "*" and first == 1):
+        return pair[3]
+    return None
 
 
 def _again(before: str, result: str, written: str) -> bool:

@@ -96,9 +96,15 @@ class AnswerCheck:
         if told == ACT_REASK:
             # a plan that names the tool to use ("Use the get_time function with the timezone
             # 'Asia/Tokyo'") has chosen it: the next step calls it. Asked only, the 1.5B model
-            # wrote the same plan twice more; a plan naming none is not made to call (see acting)
-            self.mentioned = tuple(mentioned_tools(answer, turn.specs))
+            # wrote the same plan twice more; a plan naming none is not made to call (see acting).
+            # A tool that already worked this turn has its result above: the request is written
+            # out again instead (made to call evaluate again, the model repeated its sum).
+            ran = {c.tool for c in turn.outcome.tool_calls if not c.failed}
+            named = mentioned_tools(answer, turn.specs)
+            self.mentioned = tuple(n for n in named if n not in ran)
             self.must_call = bool(self.mentioned)
+            if named and not self.mentioned:
+                told = results_reask(turn.user_text)
         self.act_asked += 1
         turn.emit(
             ev.Notice,

@@ -20,6 +20,9 @@ from app.calculon.idle import idle_reason
         ("10 - 5", [("15 - 5", "10")], "repeats the last step on its own result"),
         ("32 - 1 - 1", [("34 - 1 - 1", "32")], "repeats the last step on its own result"),
         ("-10 - 15", [("5 - 15", "-10")], "repeats the last step on its own result"),
+        ("15.74 + 0.00", [], "leaves 15.74 as it is"),
+        ("0 + 7", [], "leaves 7 as it is"),
+        ("9 / 1", [], "leaves 9 as it is"),
     ],
 )
 def test_a_calculation_that_works_nothing_out_is_named(formula, earlier, why) -> None:
@@ -36,6 +39,8 @@ def test_a_calculation_that_works_nothing_out_is_named(formula, earlier, why) ->
         ("10 - 3", [("15 - 5", "10")]),  # a new step on the last result
         ("5 - 2", [("15 - 5", "10")]),
         ("1/3 + 1/3", [("1/3", "1/3 ≈ 0.333")]),
+        ("0 - 5", []),  # a sign change
+        ("5 + 1", []),
     ],
 )
 def test_a_calculation_that_works_something_out_is_not_idle(formula, earlier) -> None:

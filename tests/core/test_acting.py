@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from app.core import events as ev
-from app.core.acting import ACT_REASK, REFUSAL_REASK, act_reask, opens_with_call
+from app.core.acting import ACT_REASK, REFUSAL_REASK, act_reask, opens_with_call, results_reask
 from app.core.backend import Chunk, ModelRequest, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
@@ -223,7 +223,9 @@ async def test_a_plan_after_a_good_call_is_asked_again_for_the_next_call(calcula
     steps = [[ADD], ["Next we need to add 100 to it with the evaluate tool."], [ADD], ["The total is 4600."]]
     outcome, backend = await turn(steps, calculator, "Add 1200 and 3400 for me.")
     assert len(outcome.tool_calls) == 2 and answers(outcome) == ["The total is 4600."]
-    assert [r.must_call for r in backend.requests] == [False, False, True, False]  # it named evaluate
+    # it named evaluate, which already ran: the request again, not a forced call
+    assert [r.must_call for r in backend.requests] == [False, False, False, False]
+    assert backend.requests[2].messages[-1].text == results_reask("Add 1200 and 3400 for me.")
 
 
 async def test_a_plain_answer_after_a_good_call_stands(calculator) -> None:
