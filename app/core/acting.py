@@ -167,7 +167,8 @@ def untouched_place(asked: str, calls: Sequence[CallRecord], specs: Sequence[Too
 
 
 # A place that is a file, a folder or a page ("/srv/notes", "todo.md", "http://..."), not "km/h".
-_FILE_LIKE = re.compile(r"://|^[~./]|\.[A-Za-z][A-Za-z0-9]{0,4}$")
+# Its extension is short and lower case: "Mr.Smith" in a story is no file.
+_FILE_LIKE = re.compile(r"://|^[~./]|\.[a-z][a-z0-9]{0,3}$")
 
 
 def _strings(value: object) -> list[str]:

@@ -161,6 +161,7 @@ def test_a_named_place_no_call_has_used_is_asked_for_with_a_call() -> None:
     repo = CallRecord("git", "git_add", {"repo_path": "/w", "files": ["a.txt"]}, "Staged", False, 1.0)
     assert act_reask("Staged.", "Stage /w/a.txt", [READ], [repo]) is None
     assert act_reask("60 km/h", "Convert 60 km/h to m/s", [READ], [notes]) is None
+    assert act_reask("He has 5.", "Mr.Smith read /w/notes.txt. How many?", [READ], [notes]) is None
 
 
 def test_a_question_naming_a_file_opens_with_a_call_where_a_tool_takes_a_path() -> None:
