@@ -67,7 +67,9 @@ async def shoot(app: QApplication, out: Path, servers_path: Path, model: Path) -
         states = window.servers_panel.states
         while not all(n in states and states[n].state == "ready" for n in ("calculator", "filesystem")):
             await asyncio.sleep(0.1)
-        window.controller.submit(f"Add up the prices in {workspace}/prices.csv. What is the total?")  # as the bench asks
+        # the bench's sum-prices words: asked only "Add up the prices in ...", the model summed, then
+        # described the steps (docs/benchmarks.md, Real tasks, In the window)
+        window.controller.submit(f"Add up the prices in {workspace}/prices.csv. What is the total?")
         approving = asyncio.ensure_future(_approve(window))
         try:
             await asyncio.wait_for(window.controller.wait_idle(), TIMEOUT_S)
