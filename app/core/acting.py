@@ -93,8 +93,12 @@ REFUSAL_REASK = (
 )
 
 
+def _first_line(error: str, limit: int) -> str:
+    return error.strip().splitlines()[0][:limit] if error.strip() else "an error"
+
+
 def failed_reask(error: str, lookups: Sequence[str] = ()) -> str:
-    first = error.strip().splitlines()[0][:300] if error.strip() else "an error"
+    first = _first_line(error, 300)
     shown = f" ({' or '.join(lookups)} can show what exists)" if lookups else ""
     return (
         f"The last tool call failed: {first} Do not apologise or give up: fix what the error names "
@@ -119,7 +123,7 @@ def lookups(specs: Sequence[ToolSpec], failed: str) -> list[str]:
 
 
 def retry_reask(failed: CallRecord) -> str:
-    first = failed.result.strip().splitlines()[0][:200] if failed.result.strip() else "an error"
+    first = _first_line(failed.result, 200)
     return (
         f"Earlier the {failed.tool} call failed ({first}) and it has not been made since. "
         f"If the request still needs it, make the {failed.tool} call again now; otherwise answer."

@@ -99,7 +99,11 @@ def repeats_earlier_call(
 ) -> bool:
     """Whether this turn already made the same call: its result is in the conversation."""
     earlier = (c for m in this_turn(messages, backed) if m.role == "assistant" for c in m.tool_calls)
-    return any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in earlier)
+    return any(_same(c, call) for c in earlier)
+
+
+def _same(one: ToolCall, other: ToolCall) -> bool:
+    return one.name == other.name and dict(one.arguments) == dict(other.arguments)
 
 
 def repeats_failed_call(
@@ -109,4 +113,4 @@ def repeats_failed_call(
     turn = this_turn(messages, backed)
     failed = {m.tool_call_id for m in turn if m.role == "tool" and (m.is_error or looks_failed(m.text))}
     earlier = (c for m in turn if m.role == "assistant" for c in m.tool_calls if c.id in failed)
-    return any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in earlier)
+    return any(_same(c, call) for c in earlier)

@@ -24,7 +24,6 @@ from pathlib import Path
 import llama_cpp
 
 from app.calculon.transcript import transcribe, with_earlier
-from app.core.acting import lookups, results_reask
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.named import without_names
@@ -37,7 +36,6 @@ from app.llm.local.answer_forms import (
     head_forms,
     last_result_forms,
     repeats_earlier_call,
-    repeats_failed_call,
 )
 from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.calls import parse_calls
@@ -50,6 +48,7 @@ from app.llm.local.operands import Operands, operands
 from app.llm.local.options import CallPolicy
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
+from app.llm.local.repeat import after_repeat
 from app.llm.local.sampling import GrammarError
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 from app.llm.local.worked_step import WorkedStep
@@ -60,11 +59,6 @@ Emit = Callable[[Chunk], None]
 DEAD_END_NOTICE = (
     "Calculon's number rules left the model no way to finish this step; it ran again without them: "
     "check the numbers of its call."
-)
-REPEAT_NOTICE = "The model repeated a tool call whose result it already had; it was asked to answer instead."
-RETRY_NOTICE = (
-    "The model repeated a tool call it had made (one that failed, or where a call was required); "
-    "it was made to call another tool."
 )
 
 
@@ -133,7 +127,7 @@ class StepRunner:
         calls = self._calls_of(result, request.tools)
         fresh = self._fresh(calls, request)
         if calls and not fresh and not stop.is_set():
-            result, fresh = self._after_repeat(request, prompt, calls, forms, notices, emit, stop)
+            result, fresh = after_repeat(self, request, prompt, calls, forms, notices, emit, stop)
         if stop.is_set():
             return
         notices.extend(self._relaxed_notices(grammar))
@@ -144,49 +138,6 @@ class StepRunner:
 
     def _fresh(self, calls: Sequence[ToolCall], request: ModelRequest) -> tuple[ToolCall, ...]:
         return tuple(c for c in calls if not repeats_earlier_call(c, request.messages, request.backed))
-
-    def _after_repeat(
-        self,
-        request: ModelRequest,
-        prompt: list[int],
-        calls: Sequence[ToolCall],
-        forms: BackedForms | None,
-        notices: list[str],
-        emit: Emit,
-        stop: threading.Event,
-    ) -> tuple[DecodeResult, tuple[ToolCall, ...]]:
-        """The step again after the model repeated a call of this turn. A call that worked has
-        its result in the conversation: the step answers. A call that failed fails again: told
-        "no such table: shop" and asked to fix it, Qwen2.5-Coder-1.5B sent the same UPDATE
-        twice and then apologised (4 of 51 real tasks ended so). The step calls again, from
-        the other tools, those that look things up first (``list_tables``, ``describe_table``):
-        offered every other tool, it created the table it had misnamed."""
-        failed = {c.name for c in calls if repeats_failed_call(c, request.messages, request.backed)}
-        repeated = {c.name for c in calls}
-        # a step that must call (a named file not yet used, a failure to fix) and repeats a call
-        # that worked is no answer either: asked to save a count in errors.txt, the 1.5B model
-        # read the log again. The others are offered, the look-ups first after a failure.
-        withdrawn = repeated if request.must_call else failed
-        others = [t for t in request.tools if t.name not in withdrawn]
-        looking = lookups(others, "") if failed else []
-        others = [t for t in others if t.name in looking] or others
-        if withdrawn and others:
-            notices.append(RETRY_NOTICE)
-            try:
-                result = self._decode(prompt, self.grammar_for(others, forced=True, forms=forms), emit, stop)
-            except GrammarError:
-                result = None
-            fresh = self._fresh(self._calls_of(result, others), request) if result is not None else ()
-            if result is not None and fresh:
-                return result, fresh
-        notices.append(REPEAT_NOTICE)
-        # decoded where the model meant to call, the answer was "This is the final answer.",
-        # twice in 51 real tasks: the request is written again after the results first
-        own = asked_index(request.messages, request.backed)
-        if own >= 0:
-            told = Message("user", results_reask(request.messages[own].text))
-            prompt, _ = self.fit(dataclasses.replace(request, messages=(*request.messages, told)))
-        return self._decode(prompt, answer_only(forms, syntax=self.format.syntax), emit, stop), ()
 
     def _hinted(self, request: ModelRequest) -> tuple[ToolCall, str] | None:
         """Calculon mode's own call for the user's words, where the session read a formula in
