@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.calculon.columns import columns_note
-from app.calculon.counts import answers_by_count, count_note
+from app.calculon.counts import answers_by_count, count_note, gathered_counts
 from app.calculon.extremes import extremes_note
 from app.calculon.hint import formula_hint
 from app.calculon.idle import idle_reason
@@ -84,9 +84,12 @@ class CalculonMode(CalculonVerifier):
         """Whether ``tool`` (a bare name) works a number out: the calculator's and the converter's."""
         return tool in ARITHMETIC_TOOLS
 
-    def readings(self, asked: str) -> tuple[str, ...]:
-        """The question's likeliest formulas, as the calculator takes them (for a re-ask)."""
-        return tuple(r.candidate.expression for r in ranked(without_names(asked), top=3))
+    def readings(self, asked: str, results: Sequence[str] = ()) -> tuple[str, ...]:
+        """The question's likeliest formulas, as the calculator takes them (for a re-ask): the
+        sum of the app's counts of the ``results`` first, where the question gathers them."""
+        gathered = gathered_counts(asked, results)
+        found = (r.candidate.expression for r in ranked(without_names(asked), top=3))
+        return (gathered, *found) if gathered else tuple(found)
 
     def hint(self, asked: str, earlier: Fraction | None) -> FormulaHint | None:
         """The formula the user's words ask for, handed to the backend (see :mod:`app.calculon.hint`)."""

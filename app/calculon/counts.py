@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Sequence
 
 _LINES = re.compile(r"\blines?\b", re.IGNORECASE)
 _SUMS = re.compile(r"\b(?:average|mean|total|sum|add(?:ed)?\s+up)\b", re.IGNORECASE)
@@ -196,3 +197,23 @@ def _tree_note(asked: str, value: list[object]) -> str:
         ending = sum(1 for name in files if name.lower().endswith(mark))
         facts.append(f"{ending} file {'name ends' if ending == 1 else 'names end'} in {mark!r}")
     return f"\n\n[Counted by the app: this tree holds {'; '.join(facts)}.]"
+
+
+# "How many lines do notes.txt and todo.md have together?": no operator word, yet a sum
+GATHERS = re.compile(
+    r"\b(?:how\s+(?:many|much)|number\s+of)\b[^.?!]*"
+    r"\b(?:together|altogether|combined|in\s+total|in\s+all|between\s+them)\b",
+    re.IGNORECASE,
+)
+_COUNTED = re.compile(r"\[Counted by the app: this (?:result has (\d+) lines|result lists (\d+) items)")
+
+
+def gathered_counts(asked: str, results: Sequence[str]) -> str:
+    """The sum of the app's counts of two results or more, as the calculator takes it, where the
+    question asks how many they hold together; "" otherwise. Told to calculate after reading
+    both files, the 1.5B model sent 8 + 8 and answered 13: the counts it had are offered as the
+    reading to send (the calculator still adds them)."""
+    if not GATHERS.search(_PATH.sub(" ", asked)):
+        return ""
+    counts = [m[1] or m[2] for text in results if (m := _COUNTED.search(text))]
+    return " + ".join(counts) if len(counts) > 1 else ""

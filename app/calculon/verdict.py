@@ -20,6 +20,7 @@ import dataclasses
 import re
 from fractions import Fraction
 
+from app.calculon.counts import GATHERS
 from app.calculon.evaluate import plain
 from app.calculon.formula import labelled_formula, result_values
 from app.calculon.output import is_exact
@@ -99,7 +100,9 @@ def asks_to_calculate(asked: str) -> bool:
 def asks_an_operation(asked: str) -> bool:
     """The question names an operation ("add up", "the total", "times"), not only numbers: "on 3
     October" in "Remember that Dana's birthday is on 3 October" asks for no calculation."""
-    return names_an_operation(_ADDS_A_THING.sub(" ", asked))
+    # "How many lines do notes.txt and todo.md have together?" names no operator word, yet asks
+    # for a sum: read as a look-up, the 1.5B model's "8" (one file's count) was verified
+    return names_an_operation(_ADDS_A_THING.sub(" ", asked)) or bool(GATHERS.search(asked))
 
 
 _ADDS_A_THING = re.compile(r"\badd\b(?![^.?!\d]*\b(?:up|together)\b)[^.?!\d]*?\b(?:to|into)\b", re.IGNORECASE)

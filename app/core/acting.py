@@ -22,6 +22,8 @@ requests a turn.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from collections.abc import Sequence
 
@@ -37,6 +39,9 @@ from app.core.tools import ToolInfo
 _STEP_WORDS = (
     r"\b(?:we|you|i)\s+(?:will\s+)?(?:need|have)\s+to\b|\bfollow(?:ing)?\s+these\s+steps\b"
     r"|\bhere(?:'s|\s+is)\s+how\b|\bstep\s+1\b"
+    # instructions for the user instead of the deed: asked to add a file's rows to a table, the
+    # 1.5B model read the file and answered "you can use the following SQL query: ```sql ..."
+    r"|\byou\s+can\s+use\s+the\s+following\b|\bhere(?:'s|\s+is)\s+the\s+(?:command|query|code|sql)\b"
 )
 _STEPS = re.compile(_STEP_WORDS, re.IGNORECASE)
 # Before any call, also a deferral: what the model would do, or what the user should do.
@@ -97,13 +102,47 @@ def _first_line(error: str, limit: int) -> str:
     return error.strip().splitlines()[0][:limit] if error.strip() else "an error"
 
 
+FAILED_OPENING = "The last tool call failed:"
+EMPTY_OPENING = "The last tool call found or changed nothing:"
+
+
 def failed_reask(error: str, lookups: Sequence[str] = ()) -> str:
     first = _first_line(error, 300)
     shown = f" ({' or '.join(lookups)} can show what exists)" if lookups else ""
     return (
-        f"The last tool call failed: {first} Do not apologise or give up: fix what the error names "
+        f"{FAILED_OPENING} {first} Do not apologise or give up: fix what the error names "
         f"(another tool may have to run first{shown}) and make the next tool call now."
     )
+
+
+def empty_reask(call: CallRecord, lookups: Sequence[str] = ()) -> str:
+    shown = f" ({' or '.join(lookups)} can show what exists)" if lookups else ""
+    return (
+        f"{EMPTY_OPENING} {call.tool} returned {' '.join(call.result.split())[:80]}. Do not apologise or "
+        f"give up: try other arguments (a shorter search) or another tool{shown}, and make the next "
+        f"tool call now."
+    )
+
+
+def empty_result(text: str) -> bool:
+    """A result that holds nothing: ``[]``, ``{}``, ``{"entities": [], "relations": []}``. A
+    search that found nothing, or a create that made nothing (the entity was there already)."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return False
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return False
+    return _hollow(value)
+
+
+def _hollow(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(_hollow(v) for v in value.values())
+    if isinstance(value, list):
+        return not value
+    return False
 
 
 # Words of a tool's name that mark a look-up: what shows what exists, so a failed call's names
@@ -114,23 +153,27 @@ _LOOKUP_WORDS = frozenset(
 MAX_LOOKUPS = 3
 
 
-def lookups(specs: Sequence[ToolSpec], failed: str) -> list[str]:
-    """The offered tools, other than the one that failed, whose names mark a look-up."""
+def lookups(specs: Sequence[ToolSpec], failed: str, ran: Sequence[str] = ()) -> list[str]:
+    """The offered tools, other than the one that failed, whose names mark a look-up; those not
+    ``ran`` yet first ("no such column" after list_tables worked: describe_table)."""
     found = [
         s.name for s in specs if s.name != failed and _LOOKUP_WORDS & set(re.split(r"[_\-]", s.name.lower()))
     ]
-    return found[:MAX_LOOKUPS]
+    return sorted(found, key=lambda name: name in ran)[:MAX_LOOKUPS]
+
+
+RETRY_OPENING = "Earlier the "
 
 
 def retry_reask(failed: CallRecord) -> str:
     first = _first_line(failed.result, 200)
     return (
-        f"Earlier the {failed.tool} call failed ({first}) and it has not been made since. "
+        f"{RETRY_OPENING}{failed.tool} call failed ({first}) and it has not been made since. "
         f"If the request still needs it, make the {failed.tool} call again now; otherwise answer."
     )
 
 
-def _unfinished(calls: Sequence[CallRecord]) -> CallRecord | None:
+def unfinished(calls: Sequence[CallRecord]) -> CallRecord | None:
     """A call that failed, after which another tool's call worked and this tool was not called
     again: the fix the error asked for is made, the deed itself is not. Told "No changes staged
     for commit", Qwen2.5-Coder-1.5B staged the file and answered "Files staged successfully",
@@ -158,7 +201,7 @@ def untouched_place(asked: str, calls: Sequence[CallRecord], specs: Sequence[Too
     call: asked for the lines of notes.txt and todo.md together, Qwen2.5-Coder-1.5B read notes.txt
     and answered its 13; asked to save a count in errors.txt, it counted and stopped. None where
     every named place was used, or no offered tool takes one."""
-    if not calls or not any(_takes_place(s) for s in specs):
+    if not calls or not any(takes_place(s) for s in specs):
         return None
     # a call that failed used the place too: what its error asks is failed_reask's
     used = [v for c in calls if not c.result.startswith(REFUSED_HERE) for v in _strings(c.arguments)]
@@ -205,17 +248,18 @@ def opens_with_call(asked: str, specs: Sequence[ToolSpec]) -> bool:
     three times over; the place it asks for is in the question. How-to questions are exempt."""
     if _HOW_TO.search(asked) or not places(asked):
         return False
-    return any(_takes_place(spec) for spec in specs)
+    return any(takes_place(spec) for spec in specs)
 
 
 def place_servers(offered: Sequence[tuple[ToolInfo, float]]) -> set[str]:
     """The servers of which some offered tool takes a place. A turn that must open with a call
     offers only their tools: asked "How many lines in server.log are ERROR lines?", made to call
     with the calculator on offer, Qwen2.5-Coder-1.5B called evaluate("0") before reading the log."""
-    return {tool.server for tool, _ in offered if _takes_place(ToolSpec(tool.name, "", tool.input_schema))}
+    return {tool.server for tool, _ in offered if takes_place(ToolSpec(tool.name, "", tool.input_schema))}
 
 
-def _takes_place(spec: ToolSpec) -> bool:
+def takes_place(spec: ToolSpec) -> bool:
+    """Whether a string (or list) argument of ``spec`` names a path, URL, file, folder or repository."""
     properties = spec.input_schema.get("properties") if isinstance(spec.input_schema, dict) else None
     if not isinstance(properties, dict):
         return False
@@ -248,10 +292,15 @@ def mentioned_tools(answer: str, specs: Sequence[ToolSpec]) -> list[str]:
 
 
 def act_reask(
-    answer: str, asked: str, specs: Sequence[ToolSpec], calls: Sequence[CallRecord]
+    answer: str,
+    asked: str,
+    specs: Sequence[ToolSpec],
+    calls: Sequence[CallRecord],
+    fixers: Sequence[ToolSpec] = (),
 ) -> tuple[str, bool] | None:
     """What to tell the model when ``answer`` describes or abandons a task a tool should do, and
-    whether its next step must be a call; None when the answer stands."""
+    whether its next step must be a call; None when the answer stands. ``fixers``: the tools of
+    the server whose call failed last, all of them (retrieval may not have offered its look-ups)."""
     if not specs or _HOW_TO.search(asked):
         return None
     plan = _STEPS if calls else _PLAN
@@ -260,20 +309,62 @@ def act_reask(
     failed = calls[-1] if calls and calls[-1].failed else None
     if failed is not None and NOT_APPROVED in failed.result:
         return None  # the user declined the call: not the model's to retry
+    ran = [c.tool for c in calls if not c.failed]
     if failed is not None and not failed.result.startswith(REFUSED_HERE) and (planned or gives_up):
-        return failed_reask(failed.result, lookups(specs, failed.tool)), True
+        return failed_reask(failed.result, lookups(fixers or specs, failed.tool, ran)), True
+    last = calls[-1] if calls else None
+    if last is not None and empty_result(last.result) and (planned or gives_up):
+        # asked for Alice's birthday, the 1.5B model searched "Alice's birthday in March",
+        # found nothing and apologised; noting that Carol works at Acme, its create_entities
+        # made nothing (Carol was there) and it gave up
+        return empty_reask(last, lookups(fixers or specs, last.tool, ran)), True
     place = untouched_place(asked, calls, specs)
     if place is not None:
         return untouched_reask(place, asked), True
+    # a fixed failure's deed comes before any plan: staged after "No changes staged", the 1.5B
+    # model answered with that error's text, which names git_add and reads as a plan
+    left = unfinished(calls)
+    if left is not None and (planned or gives_up or _first_line(left.result, 80) in answer):
+        return retry_reask(left), False
     if planned:
         return ACT_REASK, False
     if not calls and (gives_up or _ASKS_BACK.search(answer)):
         return REFUSAL_REASK, False
     if calls and gives_up:
         return results_reask(asked), False
-    unfinished = _unfinished(calls)
-    if unfinished is not None:
-        return retry_reask(unfinished), False
+    if left is not None:
+        return retry_reask(left), False
     if calls and _ASKS_NUMBER.search(asked) and not find_numbers(answer):
         return results_reask(asked), False
     return None
+
+
+_HELD = re.compile(r"path|url|uri|file", re.IGNORECASE)  # a folder or repository may hold the place
+_ABSOLUTE = re.compile(r"^(?:/|~/|[A-Za-z]:[\\/])|://")
+
+
+def with_place(spec: ToolSpec, place: str) -> ToolSpec:
+    """``spec`` with its path, URL or file arguments held to ``place`` (one string, or a list of
+    it); unchanged where it has none, or the place is relative: "notes.txt in the repository at
+    /w" is a file name to git_add and no path a filesystem server could resolve."""
+    if not _ABSOLUTE.search(place):
+        return spec
+    properties = spec.input_schema.get("properties") if isinstance(spec.input_schema, dict) else None
+    if not isinstance(properties, dict):
+        return spec
+    held = {name: _held(name, value, place) for name, value in properties.items()}
+    if held == properties:
+        return spec
+    return dataclasses.replace(spec, input_schema={**spec.input_schema, "properties": held})
+
+
+def _held(name: str, value: object, place: str) -> object:
+    if not (_HELD.search(name) and isinstance(value, dict)) or "enum" in value or "const" in value:
+        return value
+    kind = value.get("type", "string")
+    if kind == "string":
+        return {**value, "enum": [place]}
+    items = value.get("items")
+    if kind == "array" and isinstance(items, dict) and items.get("type", "string") == "string":
+        return {**value, "items": {**items, "enum": [place]}}
+    return value

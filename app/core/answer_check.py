@@ -14,21 +14,34 @@ from typing import Any, Protocol
 from app.core import events as ev
 from app.core.acting import (
     ACT_REASK,
+    EMPTY_OPENING,
+    FAILED_OPENING,
     MAX_ACT_REASKS,
     REFUSAL_REASK,
+    RETRY_OPENING,
     UNTOUCHED_OPENING,
     act_reask,
+    empty_result,
     mentioned_tools,
     results_reask,
+    unfinished,
+    untouched_place,
 )
 from app.core.backend import BackendError
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolSpec
+from app.core.offer import as_spec
 from app.core.outcome import TurnOutcome
 from app.core.prompts import REASK_TEMPLATE, calculate_reask
-from app.core.tools import CheckResult, Source, TurnFacts, Verdict, judge_verdict
+from app.core.records import CallRecord
+from app.core.toolrun import REFUSED_HERE
+from app.core.tools import USER_SOURCE, CheckResult, Source, TurnFacts, Verdict, judge_verdict
 
 _DIGIT = re.compile(r"\d")
+MAX_RETRIES = 2  # re-asks to make a fixed failure's call again: the second one makes the call
+# act re-asks in a turn, however many calls came between: a 1.5B model that kept failing and
+# apologising on a commit was asked 9 times and took 538 s
+MAX_ACT_TOTAL = 4
 
 
 class CheckedTurn(Protocol):
@@ -40,6 +53,7 @@ class CheckedTurn(Protocol):
     user_text: str
     specs: tuple[ToolSpec, ...]
     named: tuple[str, ...]  # the servers the question names, among those offered
+    sources: list[Source]  # this turn's: the user's words and each result as the model read it
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
 
@@ -59,7 +73,11 @@ class AnswerCheck:
         self.calculate_only = False  # and only a tool that calculates (after the re-ask to calculate)
         self.named_only = False  # or only a tool of a server the question names (after refusals)
         self.mentioned: tuple[str, ...] = ()  # or only the tools a plan named (after that re-ask)
-        self.places_only = False  # or only the tools that take a place (a named place unused)
+        self.place = ""  # or only the tools that take a place, held to this one (a named place unused)
+        self.server_only = ""  # or every tool of the server whose call failed (to fix what it named)
+        self.act_progress = 0  # the calls that worked when the act re-asks were last counted
+        self.retries = 0  # re-asks to make again a call whose failure was since fixed
+        self.act_total = 0  # every act re-ask of the turn, progress or not
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
 
     def is_echo(self, answer: str, step_no: int) -> bool:
@@ -79,20 +97,45 @@ class AnswerCheck:
 
     def asks_to_act(self, answer: str, worked: bool) -> bool:
         """An answer that describes the task, or gives it up, where offered tools could do it
-        (app.core.acting) is asked again, at most twice a turn, its next step a call where it planned."""
+        (app.core.acting) is asked again, at most twice a turn and once more after each call made
+        since, its next step a call where it planned or a call failed."""
         turn = self.turn
-        if self.act_asked >= MAX_ACT_REASKS or worked:
+        calls = turn.outcome.tool_calls
+        progress = sum(1 for c in calls if not c.result.startswith(REFUSED_HERE))
+        if progress > self.act_progress:
+            # a call made since the last re-ask is progress, or news (a new error to fix): one
+            # more re-ask is allowed. Asked twice to act, the 1.5B model described the table it
+            # had read, then wrote a plan again; the turn's step limit still bounds them all.
+            self.act_asked, self.act_progress = min(self.act_asked, MAX_ACT_REASKS - 1), progress
+        if worked:
             return False
-        reask = act_reask(answer, turn.user_text, turn.specs, turn.outcome.tool_calls)
+        # the last call failed or found nothing: its server's tools fix that
+        failed = calls[-1] if calls and (calls[-1].failed or empty_result(calls[-1].result)) else None
+        fixers = _server_specs(turn, failed.server) if failed is not None else ()
+        reask = act_reask(answer, turn.user_text, turn.specs, calls, fixers)
         if reask is None:
             return False
         told, self.must_call = reask
+        retry = told.startswith(RETRY_OPENING)
+        over = self.act_asked >= MAX_ACT_REASKS or self.act_total >= MAX_ACT_TOTAL
+        if over and not (retry and self.retries < MAX_RETRIES):
+            return False
+        if retry:
+            self._retry(unfinished(calls))
+        if failed is not None and told.startswith((FAILED_OPENING, EMPTY_OPENING)):
+            # the fix is the failed server's to make: told "no such column", the 1.5B model,
+            # offered every tool, searched the files for the database
+            self.server_only = failed.server
         if told == REFUSAL_REASK and self.act_asked >= 1 and turn.named:
             # refused twice where the question names a server on offer ("Check my memory",
             # "the shop database"): the next step calls one of its tools
             self.must_call = self.named_only = True
         # a named place no call has used: the next step calls a tool that takes one
-        self.places_only = told.startswith(UNTOUCHED_OPENING)
+        self.place = (
+            untouched_place(turn.user_text, calls, turn.specs) or ""
+            if told.startswith(UNTOUCHED_OPENING)
+            else ""
+        )
         if told == ACT_REASK:
             # a plan that names the tool to use ("Use the get_time function with the timezone
             # 'Asia/Tokyo'") has chosen it: the next step calls it. Asked only, the 1.5B model
@@ -105,13 +148,29 @@ class AnswerCheck:
             self.must_call = bool(self.mentioned)
             if named and not self.mentioned:
                 told = results_reask(turn.user_text)
+            elif not named and turn.named:
+                # a plan naming no tool, for a server the question names ("the shop database"):
+                # its next step calls one of that server's tools. Asked only, the 1.5B model
+                # described the table it had just read and then asked the user to go on.
+                self.must_call = self.named_only = True
         self.act_asked += 1
+        self.act_total += 1
         turn.emit(
             ev.Notice,
             message="The model described or gave up the task instead of doing it; it was asked to do it.",
         )
         turn.messages.append(Message("user", told))
         return True
+
+    def _retry(self, left: CallRecord | None) -> None:
+        """The deed whose failure was fixed is asked for beyond the re-ask budget, the second
+        time as a call of its server's tools: told "No changes staged", the 1.5B model staged the
+        file, then answered with the old error's text, its commit never made. The server's, not
+        the tool's alone: after git_status only, the fix (git_add) was still to make."""
+        self.retries += 1
+        if self.retries == MAX_RETRIES and left is not None:
+            self.server_only, self.must_call = left.server, True
+        self.act_asked = min(self.act_asked, MAX_ACT_REASKS - 1)
 
     def needs_reask(self, answer: str, worked: bool) -> bool:
         """Check the candidate answer; True when the model should try again.
@@ -179,7 +238,9 @@ class AnswerCheck:
         self.calculate_asked = True
         turn = self.turn
         worked = [c for c in turn.outcome.tool_calls if not c.failed]
-        if worked and not any(_DIGIT.search(c.result) for c in worked):
+        # what the model read: a result with the app's count ("13 lines") holds a number
+        read = [s.text for s in turn.sources if s.label != USER_SOURCE]
+        if worked and not any(_DIGIT.search(text) for text in read):
             # the data is not in hand yet: asked for "the total value of all orders", the model
             # listed the tables, and made to calculate then, it looped inside evaluate({}) for
             # 512 tokens. It is asked to go on with the task instead.
@@ -203,7 +264,7 @@ class AnswerCheck:
             self.must_call = self.named_only = True
             return True
         readings = getattr(turn.s.verifier, "readings", None)
-        shown = readings(turn.user_text) if readings is not None else ()
+        shown = readings(turn.user_text, read) if readings is not None else ()
         turn.emit(
             ev.Notice, message="No tool computed the answer's number; the model was asked to calculate it."
         )
@@ -220,3 +281,8 @@ class AnswerCheck:
         turn = self.turn
         facts = TurnFacts(turn.user_text, tuple(turn.outcome.tool_calls), turn.s._earlier)
         return judge_verdict(turn.s.verifier, answer, check, facts)
+
+
+def _server_specs(turn: CheckedTurn, server: str) -> tuple[ToolSpec, ...]:
+    tools = turn.s.tools.list_tools()
+    return tuple(as_spec(t) for t in tools if t.server == server)

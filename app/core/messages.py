@@ -18,6 +18,8 @@ class ToolSpec:
     name: str
     description: str
     input_schema: Mapping[str, Any]
+    # the server it belongs to, where known: a failed call is fixed with its own server's tools
+    server: str = dataclasses.field(default="", compare=False)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,7 +3,8 @@
 A calculation that worked nothing out withdraws its server for the turn (app.calculon.idle); a step
 made to calculate offers the calculating tools only; a step made to call after refusals offers the
 servers the question names, or the tools its plan named; a question naming a file or page opens
-with the servers that take one. A time-zone argument takes only the zones the question names.
+with the servers that take one. A time-zone argument takes only the zones the question names; a
+deed the request rules out ("without committing") is not offered (app.core.declined).
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from app.core import events as ev
-from app.core.acting import opens_with_call, place_servers
+from app.core.acting import opens_with_call, place_servers, takes_place, with_place
+from app.core.declined import declined_verbs, rules_out
 from app.core.messages import ToolSpec
+from app.core.toolrun import REFUSED_HERE
 from app.core.tools import ToolInfo
 from app.core.zones import with_zones
 
@@ -30,12 +33,13 @@ class OfferingTurn(Protocol):
     named: tuple[str, ...]
     zones: list[str]  # the time zones the question names (app.core.zones), with UTC
     zones_told: bool
+    outcome: Any  # the turn's TurnOutcome: the calls made so far
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
 
 
 def as_spec(tool: ToolInfo) -> ToolSpec:
-    return ToolSpec(tool.name, tool.description, tool.input_schema)
+    return ToolSpec(tool.name, tool.description, tool.input_schema, tool.server)
 
 
 def step_specs(turn: OfferingTurn, offered: Offered) -> tuple[ToolSpec, ...]:
@@ -49,12 +53,17 @@ def step_specs(turn: OfferingTurn, offered: Offered) -> tuple[ToolSpec, ...]:
         turn.emit(
             ev.Notice, message=f"Time-zone arguments may only name the zones of your question: {zones}."
         )
-    return specs
+    place, turn.check.place = turn.check.place, ""  # held for this step only
+    return tuple(with_place(s, place) for s in specs) if place else specs
 
 
 def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offered, bool]:
     """The step's tools, and whether the step must open with a call of one (a file or page named)."""
     offered = [(t, score) for t, score in offered if t.server != turn.idle_server]
+    check = turn.check
+    if not (check.calculate_only or check.named_only or check.mentioned or check.place):
+        # nothing asked of this step: a failure not yet fixed brings its server's other tools
+        offered = _fixers(turn, offered) if check.server_only else _with_fixers(turn, offered)
     calculates = getattr(turn.s.verifier, "calculates", None)
     if turn.check.calculate_only and calculates is not None:
         offered = _only(offered, lambda t: bool(calculates(t.tool)))
@@ -62,11 +71,15 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
         offered = _only(offered, lambda t: t.server in turn.named)
     if turn.check.mentioned:
         offered = _only(offered, lambda t: t.name in turn.check.mentioned)
-    if turn.check.places_only:
-        taking = place_servers(offered)
-        offered = _only(offered, lambda t: t.server in taking)
-    turn.check.calculate_only = turn.check.named_only = turn.check.places_only = False
+    if turn.check.place:
+        # the tools that can take the named place no call has used: their place held to it
+        # (app.core.acting.with_place). Made to call another tool, the 1.5B model read the
+        # log it had read again, with read_file, where the count was to be saved in errors.txt
+        offered = _only(offered, lambda t: takes_place(as_spec(t)))
+    turn.check.calculate_only = turn.check.named_only = False
+    turn.check.server_only = ""
     turn.check.mentioned = ()
+    offered = _declined(turn, offered, step_no)
     if step_no != 1:
         return offered, False
     naming = getattr(turn.s.selector, "named_servers", None)
@@ -80,3 +93,35 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
 def _only(offered: Offered, fits: Callable[[ToolInfo], bool]) -> Offered:
     """The offered tools that fit, or all of them where none does."""
     return [(t, score) for t, score in offered if fits(t)] or offered
+
+
+def _fixers(turn: OfferingTurn, offered: Offered) -> Offered:
+    """Every tool of the server whose call failed, those retrieval ranked first: told "no such
+    column: quantity", the fix (describe_table) was not among the five tools retrieved."""
+    server = turn.check.server_only
+    scores = {t.name: score for t, score in offered if t.server == server}
+    tools = [t for t in turn.s.tools.list_tools() if t.server == server]
+    return sorted(((t, scores.get(t.name, 0.0)) for t in tools), key=lambda pair: -pair[1]) or offered
+
+
+def _declined(turn: OfferingTurn, offered: Offered, step_no: int) -> Offered:
+    """The tools left once those the request rules out are gone (said in the trace at step 1)."""
+    stems = declined_verbs(turn.user_text)
+    kept = [(t, score) for t, score in offered if not rules_out(t, stems)] if stems else offered
+    if step_no == 1 and len(kept) < len(offered):
+        dropped = ", ".join(t.name for t, _ in offered if rules_out(t, stems))
+        turn.emit(ev.Notice, message=f"Not offered, as your request rules it out: {dropped}.")
+    return kept
+
+
+def _with_fixers(turn: OfferingTurn, offered: Offered) -> Offered:
+    """The offer, and while a failure at a server is not yet fixed (its tool has not worked
+    since), the rest of that server's tools: made to call again after "no such column", the
+    model had only list_tables, already run, where describe_table would have shown the columns."""
+    calls = turn.outcome.tool_calls
+    failed = next((c for c in reversed(calls) if c.failed and not c.result.startswith(REFUSED_HERE)), None)
+    if failed is None or any(c.tool == failed.tool and not c.failed for c in calls[calls.index(failed) :]):
+        return offered
+    have = {t.name for t, _ in offered}
+    extra = [(t, 0.0) for t in turn.s.tools.list_tools() if t.server == failed.server and t.name not in have]
+    return offered + extra

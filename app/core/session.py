@@ -60,6 +60,7 @@ logger = logging.getLogger(__name__)
 
 # A worked answer's calculations are steps of their own that count as no round; this many is a loop.
 MAX_INLINE_CALLS = 24
+REASKED_STEPS = 1  # answers asked again in a turn: within this many times its limit of rounds
 INLINE_FAILURE = f"The worked answer went past {MAX_INLINE_CALLS} calculations without an answer."
 
 
@@ -227,9 +228,13 @@ class _Turn:
         return True
 
     async def _loop(self) -> None:
-        rounds = 0
+        rounds = reasked = 0
         for step_no in itertools.count(1):
-            if rounds >= self.s.max_rounds:
+            # the limit counts the model's rounds of calls: the app's own re-asks of an answer
+            # are bounded each (app.core.answer_check) and spend no step of the user's (a model
+            # set right after "no such table" ran out of steps one call short). Together they
+            # stay within as many steps again, whatever happens.
+            if rounds >= self.s.max_rounds or reasked > REASKED_STEPS * self.s.max_rounds:
                 break
             step = await self._step(step_no)
             self.messages.append(
@@ -262,6 +267,7 @@ class _Turn:
                 or check.asks_to_act(answer, worked)
                 or check.needs_reask(answer, worked)
             ):
+                rounds, reasked = rounds - 1, reasked + 1  # the app's re-ask, not the model's round
                 continue
             return
         raise BackendError(

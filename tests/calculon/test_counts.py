@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from app.calculon import CalculonMode
-from app.calculon.counts import answers_by_count, count_note
+from app.calculon.counts import answers_by_count, count_note, gathered_counts
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.prompts import system_prompt
@@ -110,3 +110,13 @@ def test_a_folders_tree_is_counted_whole_subfolders_included() -> None:
     asked = "How many Python (.py) files are there under /w/src, subfolders included?"
     note = count_note(asked, json.dumps(tree, indent=2))
     assert "this tree holds 4 files and 2 folders, subfolders included; 3 file names end in '.py'." in note
+
+
+def test_counts_gathered_by_the_question_are_offered_as_one_sum() -> None:
+    asked = "How many lines do /w/notes.txt and /w/todo.md have together?"
+    notes = "a\nb" + count_note(asked, "a\nb\nc")
+    todo = "x" + count_note(asked, "x\ny")
+    assert gathered_counts(asked, [notes, todo]) == "3 + 2"
+    assert CalculonMode().readings(asked, [notes, todo])[0] == "3 + 2"
+    assert gathered_counts(asked, [notes]) == ""  # one count is no sum
+    assert gathered_counts("How many lines does /w/notes.txt have?", [notes, todo]) == ""

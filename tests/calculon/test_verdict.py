@@ -238,3 +238,16 @@ def test_adding_a_thing_to_a_place_asks_for_no_sum():
     assert verdict("Add to my memory that Alice moved to Berlin.", [observed], "Done.").kind == "unchecked"
     assert verdict("Add an item 'call the plumber' to todo.md.", [], "Added.").kind == "unchecked"
     assert verdict("Add up the prices in prices.csv.", [], "Done.").kind == "not_calculated"
+
+
+def test_one_files_count_for_a_together_question_is_only_read_not_verified() -> None:
+    asked = "How many lines do /w/notes.txt and /w/todo.md have together?"
+    notes = CallRecord(
+        "fs", "read_file", {"path": "/w/notes.txt"}, "[Counted by the app: 13 lines.]", False, 1
+    )
+    todo = CallRecord("fs", "read_file", {"path": "/w/todo.md"}, "[Counted by the app: 8 lines.]", False, 1)
+    assert verdict(asked, [notes, todo], "8").kind == "not_calculated"  # one file's count: no sum
+    summed = call("evaluate", {"expression": "13 + 8"}, "21")
+    assert verdict(asked, [notes, todo, summed], "21").kind == "computed"
+    plain = "How many lines does /w/notes.txt have?"
+    assert verdict(plain, [notes], "13").kind == "verified"  # a count read is the answer

@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from app.core import events as ev
-from app.core.acting import ACT_REASK, REFUSAL_REASK, act_reask, opens_with_call, results_reask
+from app.core.acting import ACT_REASK, REFUSAL_REASK, act_reask, empty_result, opens_with_call, results_reask
 from app.core.backend import Chunk, ModelRequest, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.outcome import TurnOutcome
@@ -129,6 +129,12 @@ def test_an_answer_after_a_failed_call_whose_cause_was_fixed_is_reminded_of_it()
     assert told is not None and "the git_commit call failed (No changes staged for commit.)" in told[0]
     assert told[1] is False
     assert act_reask("Committed.", asked, specs, [commit, add, again]) is None  # made again
+    # the old error's text as the answer, naming git_add (a plan, read alone): the deed is asked for
+    git = [ToolSpec("git_add", "", {}), ToolSpec("git_commit", "", {})]
+    copied = act_reask(
+        "No changes staged for commit. Use git_add to stage changes first.", asked, git, [commit, add]
+    )
+    assert copied is not None and copied[0].startswith("Earlier the git_commit call failed")
     plain = "Commit the staged changes in the repository at /r"
     assert act_reask("The commit failed: nothing staged.", plain, specs, [commit]) is None  # nothing fixed
 
@@ -218,6 +224,23 @@ def test_a_failed_call_is_told_which_offered_tools_show_what_exists() -> None:
     told = act_reask("I'm sorry, I can't.", "Change the kettle's price", specs, [update])
     assert told is not None and told[1] is True
     assert "(read_query or list_tables or describe_table can show what exists)" in told[0]
+    # a look-up that already worked comes last; the failed server's own tools are named where
+    # retrieval offered only some of them
+    tables = CallRecord("sqlite", "list_tables", {}, "[{'name': 'products'}]", False, 1.0)
+    told = act_reask("I'm sorry, I can't.", "Change the kettle's price", specs, [tables, update])
+    assert told is not None and "(read_query or describe_table or list_tables can show" in told[0]
+    offered = [spec("write_query"), spec("search_files")]
+    told = act_reask("I'm sorry, I can't.", "Change the kettle's price", offered, [update], specs)
+    assert told is not None and "search_files" not in told[0] and "describe_table" in told[0]
+
+
+def test_instructions_for_the_user_after_a_call_are_a_plan() -> None:
+    asked = "Add every item in /w/prices.csv to the products table, with a stock of 0."
+    read = CallRecord("fs", "read_file", {"path": "/w/prices.csv"}, "item,price\napple,1.25", False, 1.0)
+    sql = "To add every item, you can use the following SQL query:\n\n```sql\nINSERT INTO products ...\n```"
+    assert act_reask(sql, asked, [READ], [read]) == (ACT_REASK, False)
+    assert act_reask("Here is the query: INSERT ...", asked, [READ], [read]) == (ACT_REASK, False)
+    assert act_reask("Added 5 items.", asked, [READ], [read]) is None
 
 
 async def test_a_plan_after_a_good_call_is_asked_again_for_the_next_call(calculator) -> None:
@@ -275,3 +298,57 @@ def test_every_backend_is_told_the_step_must_be_a_call() -> None:
     assert request_body("m", free)["tool_choice"] == "auto"
     assert build_config(free, include_thoughts=False).tool_config is None
     assert not forces_call(free, StepPolicy(call_policy="auto"))
+
+
+async def test_a_fixed_failure_is_asked_for_beyond_the_budget_and_then_made_a_call(calculator) -> None:
+    divide = ToolCallChunk(ToolCall("c1", "divide", {"a": 1200, "b": 0}))
+    again = ToolCallChunk(ToolCall("c3", "divide", {"a": 1200, "b": 3400}))
+    steps = [
+        [divide],
+        ["I'm sorry, but I can't do that."],  # a give-up after the failure: re-ask 1
+        [ADD],
+        [PLAN],  # divide failed and was not made since: asked for (re-ask 2, the budget's last)
+        ["The total is 4600."],  # asked again over budget, the call now required
+        [again],
+        ["1200 / 3400 is about 0.35."],
+    ]
+    outcome, backend = await turn(steps, calculator, "Divide 1200 by the sum of 1200 and 3400.")
+    assert [c.tool for c in outcome.tool_calls] == ["divide", "evaluate", "divide"]
+    assert outcome.tool_calls[0].failed and not outcome.tool_calls[2].failed
+    assert backend.requests[4].messages[-1].text.startswith("Earlier the divide call failed")
+    assert [r.must_call for r in backend.requests[3:6]] == [False, False, True]
+    assert "divide" in {t.name for t in backend.requests[5].tools}  # its server's tools
+    assert answers(outcome)[-1] == "1200 / 3400 is about 0.35."
+
+
+async def test_the_apps_re_asks_spend_no_step_of_the_limit(calculator) -> None:
+    steps = [[PLAN], ["I'm sorry, I can't."], [ADD], ["The total is 4600."]]
+    backend = ScriptedBackend(steps)
+    chat = ChatSession(backend, calculator, system_prompt=system_prompt(False), max_rounds=2)
+    with anyio.fail_after(30):
+        outcome = await chat.run_turn("Add 1200 and 3400 for me.")
+    assert not outcome.error and answers(outcome) == ["The total is 4600."]
+    assert len(backend.requests) == 4  # two re-asks, then a call and its answer: two rounds
+
+
+def test_a_give_up_after_a_call_that_found_nothing_is_asked_to_try_again() -> None:
+    search = ToolSpec("search_nodes", "", {"type": "object"})
+    graph = ToolSpec("read_graph", "", {"type": "object"})
+    asked = "On what day of March is Alice's birthday? Check my memory."
+    found = CallRecord(
+        "memory",
+        "search_nodes",
+        {"query": "Alice's birthday in March"},
+        '{\n "entities": [],\n "relations": []\n}',
+        False,
+        1,
+    )
+    told = act_reask("I'm sorry, but I can't assist with that.", asked, [search, graph], [found])
+    assert told is not None and told[1] is True
+    assert told[0].startswith(
+        'The last tool call found or changed nothing: search_nodes returned { "entities"'
+    )
+    assert "(read_graph can show what exists)" in told[0]
+    assert act_reask("Alice has no birthday in my memory.", asked, [search, graph], [found]) is None
+    assert empty_result("[]") and empty_result("{}") and not empty_result('{"entities": [{"name": "Alice"}]}')
+    assert not empty_result("0 rows") and not empty_result("[1]")

@@ -9,19 +9,12 @@ from __future__ import annotations
 
 import asyncio
 
-import anyio
 import pytest
 
-from app.calculon import CalculonMode
 from app.core.acting import REFUSAL_REASK
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
-from app.core.prompts import system_prompt
-from app.core.session import ChatSession
-from app.llm.scripted import ScriptedBackend
-from app.mcp.config import bundled_entry
-from app.mcp.retrieval.selector import ToolRetriever
-from tests.mcp.helpers import script_entry, started
+from tests.core.files_turn import files_turn
 
 pytestmark = pytest.mark.anyio
 
@@ -37,15 +30,8 @@ async def test_a_request_to_a_named_server_answered_without_a_call_is_made_to_ca
         ToolCall("c1", "write_text", {"path": str(notes), "content": "lamp 19.99, 6 in stock"})
     )
     steps = [["The lamp costs 19.99."], [write], ["Saved: the lamp costs 19.99, 6 in stock."]]
-    backend = ScriptedBackend(steps)
-    selector = ToolRetriever(threshold=100, dense=False)  # every tool offered; the naming is the point
-    entries = (bundled_entry("calculator"), script_entry("files", "files.py"))
-    async with started(*entries, log_dir=tmp_path) as servers:
-        chat = ChatSession(
-            backend, servers, system_prompt=system_prompt(True), verifier=CalculonMode(), selector=selector
-        )
-        with anyio.fail_after(30):
-            outcome = await chat.run_turn("Save in my files that the lamp costs 19.99, with 6 in stock.")
+    asked = "Save in my files that the lamp costs 19.99, with 6 in stock."
+    outcome, backend = await files_turn(steps, asked, tmp_path)
 
     # not made to calculate (no operation is named): made to call the files server instead
     assert backend.requests[1].messages[-1].text == REFUSAL_REASK and backend.requests[1].must_call
@@ -53,3 +39,16 @@ async def test_a_request_to_a_named_server_answered_without_a_call_is_made_to_ca
     assert outcome.answer == "Saved: the lamp costs 19.99, 6 in stock."
     assert notes.read_text(encoding="utf-8") == "lamp 19.99, 6 in stock"
     await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop
+
+
+async def test_a_plan_naming_no_tool_for_a_named_server_is_made_to_call_it(tmp_path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("lamp 19.99\n", encoding="utf-8")
+    plan = "We need to follow these steps: 1. Open the note. 2. Read what it says."
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(notes)}))
+    steps = [[plan], [read], ["It says: lamp 19.99."]]
+    outcome, backend = await files_turn(steps, "What do my files hold about the lamp?", tmp_path)
+
+    assert backend.requests[1].must_call
+    assert {t.name for t in backend.requests[1].tools} == {"read_text", "write_text"}
+    assert outcome.answer == "It says: lamp 19.99."

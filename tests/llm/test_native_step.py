@@ -10,6 +10,7 @@ and filtered by the step itself. Only the grammar is scripted, and the runner's 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Iterator, Sequence
@@ -43,6 +44,7 @@ class ListScriptedRunner(StepRunner):
 
     script: tuple[ToolCall, ...] = ()
     fallback: tuple[ToolCall, ...] = ()
+    offered: list[set[str]]  # the tools of each grammar asked for
 
     def grammar_for(
         self,
@@ -53,6 +55,7 @@ class ListScriptedRunner(StepRunner):
         ops: Operands | None = None,
     ) -> StepGrammar:
         offered = {t.name for t in tools}
+        self.offered.append(offered)
         # the script's calls where their tools are offered; else the fallback's (a step that
         # withdrew a tool)
         script = self.script if {c.name for c in self.script} <= offered else self.fallback
@@ -81,12 +84,16 @@ def step(
     fallback: tuple[ToolCall, ...] = (),
     *,
     must_call: bool = False,
+    tools: tuple[ToolSpec, ...] | None = None,
+    offered: list[set[str]] | None = None,
 ) -> list[Chunk]:
     runner = ListScriptedRunner(model, nemo(), StepPolicy(max_tokens=160, strict=False, call_policy="auto"))
     runner.script, runner.fallback = script, fallback
+    runner.offered = offered if offered is not None else []
     chunks: list[Chunk] = []
+    specs = calculator_tools() if tools is None else tools
     runner.run(
-        ModelRequest("You are Calculon.", messages, calculator_tools(), must_call=must_call),
+        ModelRequest("You are Calculon.", messages, specs, must_call=must_call),
         chunks.append,
         threading.Event(),
     )
@@ -144,6 +151,26 @@ def test_a_call_that_failed_and_is_made_again_gives_way_to_a_call_of_another_too
     assert calls(chunks) == [("multiply", {"a": 51, "b": 3}, "")]
     done = chunks[-1]
     assert isinstance(done, StepDone) and RETRY_NOTICE in done.notices and REPEAT_NOTICE not in done.notices
+
+
+def test_a_failed_call_made_again_gives_way_to_its_own_servers_look_up_not_yet_made(model) -> None:
+    path = {"type": "object", "properties": {"path": {"type": "string"}}}
+    tools = (
+        *(dataclasses.replace(t, server="calculator") for t in calculator_tools()),
+        ToolSpec("search_files", "Search files", path, server="files"),
+        ToolSpec("list_rates", "List the adder's rates", {"type": "object"}, server="calculator"),
+    )
+    other = ToolCall("call_other0005", "list_rates", {})
+    earlier = (
+        Message("user", QUESTION),
+        Message("assistant", "", (FIRST,)),
+        Message("tool", "Error: the adder is down", tool_call_id=FIRST.id, tool_name="add", is_error=True),
+    )
+    offered: list[set[str]] = []
+    chunks = step(model, earlier, (FIRST,), fallback=(other,), tools=tools, offered=offered)
+    assert calls(chunks) == [("list_rates", {}, "")]
+    # the retry offered the failed call's server's look-up, not the other server's search
+    assert offered[-1] == {"list_rates"}
 
 
 def test_a_call_that_worked_made_again_where_a_call_is_required_gives_way_to_another_tool(model) -> None:

@@ -70,7 +70,15 @@ def after_repeat(
     # read the log again. The others are offered, the look-ups first after a failure.
     withdrawn = repeated if request.must_call else failed
     others = [t for t in request.tools if t.name not in withdrawn]
-    looking = lookups(others, "") if failed else []
+    # a failure is fixed with its own server's tools: told "no such column", the model offered
+    # the look-ups of every server searched the filesystem for the database
+    servers = {t.server for t in request.tools if t.name in failed and t.server}
+    others = [t for t in others if t.server in servers] or others
+    # the look-ups not made yet come first: list_tables had worked, and made to call again, the
+    # model listed the tables again instead of describing one
+    worked = [m.tool_name for m in request.messages if m.role == "tool" and not m.is_error]
+    found = lookups(others, "", worked) if failed else []
+    looking = [n for n in found if n not in worked] or found
     others = [t for t in others if t.name in looking] or others
     if withdrawn and others:
         notices.append(RETRY_NOTICE)

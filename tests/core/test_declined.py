@@ -1,0 +1,31 @@
+"""A deed the request rules out ("without committing", "do not delete") is not offered."""
+
+from __future__ import annotations
+
+from app.core.declined import declined_verbs, rules_out
+from app.core.tools import ToolInfo
+
+
+def tool(server: str, name: str) -> ToolInfo:
+    return ToolInfo(server, name, name, "", {"type": "object"})
+
+
+def test_a_deed_the_request_declines_rules_out_the_tools_named_for_it() -> None:
+    staged = declined_verbs("Stage config.json in the repository at /w, without committing.")
+    assert staged == {"commit"}
+    assert rules_out(tool("git", "git_commit"), staged)
+    assert not rules_out(tool("git", "git_add"), staged)
+    kept = declined_verbs("List the files, but do not delete anything.")
+    assert rules_out(tool("fs", "delete_file"), kept) and not rules_out(tool("fs", "list_directory"), kept)
+    assert rules_out(tool("git", "git_push"), declined_verbs("Don't push the branch."))
+    assert rules_out(tool("fs", "write_file"), declined_verbs("Read it without writing anything."))
+
+
+def test_a_request_that_declines_nothing_rules_nothing_out() -> None:
+    for asked in (
+        "Commit draft.txt with the message 'Add draft'.",
+        "Read the file without any changes.",  # no deed in -ing
+        "How many lines do notes.txt and todo.md have together?",
+        "Do not go there.",  # too short to name a tool
+    ):
+        assert declined_verbs(asked) == frozenset(), asked

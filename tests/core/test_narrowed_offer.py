@@ -1,0 +1,95 @@
+"""What a step offers after what the turn has learnt. After a failed call the model gave up on,
+its next step is a call of that server's tools, all of them: told "no such column",
+Qwen2.5-Coder-1.5B searched the filesystem for the database, and the look-up that fixes it
+(describe_table) was not among the tools retrieval had offered. A named place no call has used
+is the next call's place. A deed the request rules out is not offered.
+
+The model is scripted (its replies are the point); the servers are real child processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from app.core.acting import FAILED_OPENING
+from app.core.backend import ToolCallChunk
+from app.core.messages import ToolCall
+from app.mcp.retrieval.selector import ToolRetriever
+from tests.core.files_turn import files_turn
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_a_failure_given_up_on_is_fixed_with_every_tool_of_its_server(tmp_path) -> None:
+    (tmp_path / "notes.txt").write_text("one\ntwo\n", encoding="utf-8")
+    missing = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(tmp_path / "note.txt")}))
+    found = ToolCallChunk(ToolCall("c2", "read_text", {"path": str(tmp_path / "notes.txt")}))
+    steps = [[missing], ["I'm sorry, but I can't access that file."], [found], ["It says: one, two."]]
+    selector = ToolRetriever(threshold=1, top_k=1, dense=False)  # one tool offered: the reading one
+    outcome, backend = await files_turn(
+        steps, "Read my note and tell me what it says.", tmp_path, selector=selector, server="store"
+    )
+
+    first = {t.name for t in backend.requests[0].tools}
+    assert first == {"read_text"}
+    # while the failure is not fixed, its server's other tools stay on offer
+    assert {t.name for t in backend.requests[1].tools} == {"read_text", "write_text"}
+    retry = backend.requests[2]
+    assert retry.messages[-1].text.startswith(FAILED_OPENING) and retry.must_call
+    assert {t.name for t in retry.tools} == {"read_text", "write_text"}  # the server's own, all of them
+    assert {t.name for t in backend.requests[3].tools} == first  # the narrowing lasts one step
+    assert outcome.answer == "It says: one, two."
+    await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop
+
+
+async def test_a_deed_the_request_rules_out_is_not_offered(tmp_path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("one\ntwo\n", encoding="utf-8")
+    notices: list[str] = []
+    asked = f"Show me {notes} without writing anything to it."
+    _, backend = await files_turn(
+        [["It says: one, two."]], asked, tmp_path, server="store", calculator=False, notices=notices
+    )
+
+    assert {t.name for t in backend.requests[0].tools} == {"read_text"}
+    assert "Not offered, as your request rules it out: write_text." in notices
+
+
+async def test_a_named_place_no_call_used_is_the_next_calls_place(tmp_path) -> None:
+    log, count = tmp_path / "server.log", tmp_path / "errors.txt"
+    log.write_text("INFO a\nERROR b\nERROR c\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(log)}))
+    write = ToolCallChunk(ToolCall("c2", "write_text", {"path": str(count), "content": "2"}))
+    plan = "Here's how: step 1, count the ERROR lines; step 2, save the count."
+    asked = f"Count the ERROR lines in {log} and save the count in a new file {count}."
+    _, backend = await files_turn([[read], [plan], [write], ["Saved 2 in errors.txt."]], asked, tmp_path)
+
+    held = backend.requests[2]
+    assert held.must_call and {t.name for t in held.tools} == {"read_text", "write_text"}
+    assert all(t.input_schema["properties"]["path"]["enum"] == [str(count)] for t in held.tools)
+    later = {t.name: t for t in backend.requests[3].tools}
+    assert "enum" not in later["read_text"].input_schema["properties"]["path"]  # for that step only
+    assert count.read_text(encoding="utf-8") == "2"
+
+
+async def test_a_give_up_after_a_result_that_holds_nothing_is_a_call_of_that_server(tmp_path) -> None:
+    found = tmp_path / "found.json"
+    found.write_text("[]", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(found)}))
+    steps = [[read], ["I'm sorry, but I can't help with that."], [read], ["Nothing was found."]]
+    selector = ToolRetriever(threshold=1, top_k=1, dense=False)
+    outcome, backend = await files_turn(steps, "Read my search results.", tmp_path, selector=selector)
+
+    told = backend.requests[2]
+    assert told.messages[-1].text.startswith(
+        "The last tool call found or changed nothing: read_text returned []"
+    )
+    assert told.must_call and {t.name for t in told.tools} == {"read_text", "write_text"}
+    assert outcome.answer == "Nothing was found."
