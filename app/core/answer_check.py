@@ -22,6 +22,7 @@ from app.core.acting import (
     UNTOUCHED_OPENING,
     act_reask,
     empty_result,
+    lookups,
     mentioned_tools,
     results_reask,
     unfinished,
@@ -126,6 +127,11 @@ class AnswerCheck:
             # the fix is the failed server's to make: told "no such column", the 1.5B model,
             # offered every tool, searched the files for the database
             self.server_only = failed.server
+            if told.startswith(EMPTY_OPENING) and sum(c.tool == failed.tool for c in calls) > 1:
+                # found nothing again: a look-up of its server not made yet is the next call.
+                # Told to shorten its search, the 1.5B model made it longer four times over.
+                ran = {c.tool for c in calls}
+                self.mentioned = tuple(n for n in lookups(fixers, failed.tool) if n.split(".")[-1] not in ran)
         if told == REFUSAL_REASK and self.act_asked >= 1 and turn.named:
             # refused twice where the question names a server on offer ("Check my memory",
             # "the shop database"): the next step calls one of its tools

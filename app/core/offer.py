@@ -61,9 +61,11 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
     """The step's tools, and whether the step must open with a call of one (a file or page named)."""
     offered = [(t, score) for t, score in offered if t.server != turn.idle_server]
     check = turn.check
-    if not (check.calculate_only or check.named_only or check.mentioned or check.place):
+    if check.server_only:  # every tool of the server whose call failed (the filters below may narrow it)
+        offered = _fixers(turn, offered)
+    elif not (check.calculate_only or check.named_only or check.mentioned or check.place):
         # nothing asked of this step: a failure not yet fixed brings its server's other tools
-        offered = _fixers(turn, offered) if check.server_only else _with_fixers(turn, offered)
+        offered = _with_fixers(turn, offered)
     calculates = getattr(turn.s.verifier, "calculates", None)
     if turn.check.calculate_only and calculates is not None:
         offered = _only(offered, lambda t: bool(calculates(t.tool)))

@@ -27,6 +27,7 @@ async def files_turn(
     *,
     selector: ToolRetriever | None = None,
     server: str = "files",
+    script: str = "files.py",
     calculator: bool = True,
     notices: list[str] | None = None,
 ) -> tuple[TurnOutcome, ScriptedBackend]:
@@ -34,7 +35,7 @@ async def files_turn(
     index built before the turn)."""
     backend = ScriptedBackend(steps)
     selector = selector or ToolRetriever(threshold=100, dense=False)
-    entries = (bundled_entry("calculator"),) * calculator + (script_entry(server, "files.py"),)
+    entries = (bundled_entry("calculator"),) * calculator + (script_entry(server, script),)
     async with started(*entries, log_dir=log_dir) as servers:
         await selector.refresh(servers.list_tools())  # ranked from the first step
         chat = ChatSession(

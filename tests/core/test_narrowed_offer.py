@@ -93,3 +93,26 @@ async def test_a_give_up_after_a_result_that_holds_nothing_is_a_call_of_that_ser
     )
     assert told.must_call and {t.name for t in told.tools} == {"read_text", "write_text"}
     assert outcome.answer == "Nothing was found."
+
+
+async def test_a_search_that_found_nothing_twice_gives_way_to_a_look_up_not_made_yet(tmp_path) -> None:
+    def search(query: str) -> list[ToolCallChunk]:
+        return [ToolCallChunk(ToolCall(f"c{len(query)}", "search_notes", {"query": query}))]
+
+    steps = [
+        search("Alice's birthday in March"),
+        ["I'm sorry, but I can't find it."],
+        search("Alice's birthday in March 2024"),
+        ["I'm sorry, but I can't find it."],
+        [ToolCallChunk(ToolCall("c9", "read_all_notes", {}))],
+        ["Alice's birthday is on 14 March."],
+    ]
+    asked = "On what day of March is Alice's birthday? Check my notes."
+    outcome, backend = await files_turn(steps, asked, tmp_path, server="notes", script="notes.py")
+
+    assert (
+        backend.requests[2].must_call and "read_all_notes can show" in backend.requests[2].messages[-1].text
+    )
+    forced = backend.requests[4]
+    assert forced.must_call and [t.name for t in forced.tools] == ["read_all_notes"]
+    assert outcome.answer == "Alice's birthday is on 14 March."
