@@ -117,13 +117,14 @@ def _declined(turn: OfferingTurn, offered: Offered, step_no: int) -> Offered:
 
 
 def _with_fixers(turn: OfferingTurn, offered: Offered) -> Offered:
-    """The offer, and while a failure at a server is not yet fixed (its tool has not worked
-    since), the rest of that server's tools: made to call again after "no such column", the
-    model had only list_tables, already run, where describe_table would have shown the columns."""
+    """The offer, and every tool of each server a call failed at this turn: made to call again
+    after "no such column", the model had only list_tables, already run, where describe_table
+    would have shown the columns. Kept for the rest of the turn, fixed or not: each change to
+    the tools offered has the local model read the whole conversation again."""
     calls = turn.outcome.tool_calls
-    failed = next((c for c in reversed(calls) if c.failed and not c.result.startswith(REFUSED_HERE)), None)
-    if failed is None or any(c.tool == failed.tool and not c.failed for c in calls[calls.index(failed) :]):
+    servers = {c.server for c in calls if c.failed and not c.result.startswith(REFUSED_HERE)}
+    if not servers:
         return offered
     have = {t.name for t, _ in offered}
-    extra = [(t, 0.0) for t in turn.s.tools.list_tools() if t.server == failed.server and t.name not in have]
+    extra = [(t, 0.0) for t in turn.s.tools.list_tools() if t.server in servers and t.name not in have]
     return offered + extra
