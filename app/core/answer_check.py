@@ -99,14 +99,14 @@ class AnswerCheck:
     def asks_to_act(self, answer: str, worked: bool) -> bool:
         """An answer that describes the task, or gives it up, where offered tools could do it
         (app.core.acting) is asked again, at most twice a turn and once more after each call made
-        since, its next step a call where it planned or a call failed."""
+        since (four at most), its next step a call where it planned or a call failed."""
         turn = self.turn
         calls = turn.outcome.tool_calls
         progress = sum(1 for c in calls if not c.result.startswith(REFUSED_HERE))
         if progress > self.act_progress:
             # a call made since the last re-ask is progress, or news (a new error to fix): one
             # more re-ask is allowed. Asked twice to act, the 1.5B model described the table it
-            # had read, then wrote a plan again; the turn's step limit still bounds them all.
+            # had read, then wrote a plan again; MAX_ACT_TOTAL still bounds them all.
             self.act_asked, self.act_progress = min(self.act_asked, MAX_ACT_REASKS - 1), progress
         if worked:
             return False
@@ -124,41 +124,16 @@ class AnswerCheck:
         if retry:
             self._retry(unfinished(calls))
         if failed is not None and told.startswith((FAILED_OPENING, EMPTY_OPENING)):
-            # the fix is the failed server's to make: told "no such column", the 1.5B model,
-            # offered every tool, searched the files for the database
-            self.server_only = failed.server
-            if told.startswith(EMPTY_OPENING) and sum(c.tool == failed.tool for c in calls) > 1:
-                # found nothing again: a look-up of its server not made yet is the next call.
-                # Told to shorten its search, the 1.5B model made it longer four times over.
-                ran = {c.tool for c in calls}
-                self.mentioned = tuple(n for n in lookups(fixers, failed.tool) if n.split(".")[-1] not in ran)
+            self._to_fix(told, failed, fixers)
         if told == REFUSAL_REASK and self.act_asked >= 1 and turn.named:
             # refused twice where the question names a server on offer ("Check my memory",
             # "the shop database"): the next step calls one of its tools
             self.must_call = self.named_only = True
         # a named place no call has used: the next step calls a tool that takes one
-        self.place = (
-            untouched_place(turn.user_text, calls, turn.specs) or ""
-            if told.startswith(UNTOUCHED_OPENING)
-            else ""
-        )
+        untouched = told.startswith(UNTOUCHED_OPENING)
+        self.place = (untouched_place(turn.user_text, calls, turn.specs) or "") if untouched else ""
         if told == ACT_REASK:
-            # a plan that names the tool to use ("Use the get_time function with the timezone
-            # 'Asia/Tokyo'") has chosen it: the next step calls it. Asked only, the 1.5B model
-            # wrote the same plan twice more; a plan naming none is not made to call (see acting).
-            # A tool that already worked this turn has its result above: the request is written
-            # out again instead (made to call evaluate again, the model repeated its sum).
-            ran = {c.tool for c in turn.outcome.tool_calls if not c.failed}
-            named = mentioned_tools(answer, turn.specs)
-            self.mentioned = tuple(n for n in named if n not in ran)
-            self.must_call = bool(self.mentioned)
-            if named and not self.mentioned:
-                told = results_reask(turn.user_text)
-            elif not named and turn.named:
-                # a plan naming no tool, for a server the question names ("the shop database"):
-                # its next step calls one of that server's tools. Asked only, the 1.5B model
-                # described the table it had just read and then asked the user to go on.
-                self.must_call = self.named_only = True
+            told = self._planned(answer)
         self.act_asked += 1
         self.act_total += 1
         turn.emit(
@@ -167,6 +142,36 @@ class AnswerCheck:
         )
         turn.messages.append(Message("user", told))
         return True
+
+    def _to_fix(self, told: str, failed: CallRecord, fixers: tuple[ToolSpec, ...]) -> None:
+        """The fix is the failed server's to make: told "no such column", the 1.5B model, offered
+        every tool, searched the files for the database. Found nothing again: a look-up of its
+        server not made yet is the next call (told to shorten its search, the model made it
+        longer four times over)."""
+        calls = self.turn.outcome.tool_calls
+        self.server_only = failed.server
+        if told.startswith(EMPTY_OPENING) and sum(c.tool == failed.tool for c in calls) > 1:
+            ran = {c.tool for c in calls}
+            self.mentioned = tuple(n for n in lookups(fixers, failed.tool) if n.split(".")[-1] not in ran)
+
+    def _planned(self, answer: str) -> str:
+        """What a plan is told, and what its next step may call. A plan that names the tool to use
+        ("Use the get_time function with the timezone 'Asia/Tokyo'") has chosen it: the next step
+        calls it (asked only, the 1.5B model wrote the same plan twice more). A tool that already
+        worked has its result above: the request is written out again (made to call evaluate
+        again, the model repeated its sum). A plan naming no tool, for a server the question
+        names ("the shop database"), calls one of that server's tools (asked only, the model
+        described the table it had just read and asked the user to go on); else it is only asked."""
+        turn = self.turn
+        ran = {c.tool for c in turn.outcome.tool_calls if not c.failed}
+        named = mentioned_tools(answer, turn.specs)
+        self.mentioned = tuple(n for n in named if n not in ran)
+        self.must_call = bool(self.mentioned)
+        if named and not self.mentioned:
+            return results_reask(turn.user_text)
+        if not named and turn.named:
+            self.must_call = self.named_only = True
+        return ACT_REASK
 
     def _retry(self, left: CallRecord | None) -> None:
         """The deed whose failure was fixed is asked for beyond the re-ask budget, the second
