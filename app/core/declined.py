@@ -12,9 +12,11 @@ import re
 
 from app.core.tools import ToolInfo
 
-# "without committing" (a deed in -ing), "do not delete", "don't push", "never overwrite"
+# "without committing" (a deed in -ing), and at the head of a clause "do not delete", "don't
+# push", "never overwrite": "Save that Bob never writes tests" declines nothing of the user's
 _DECLINED = re.compile(
-    r"\bwithout\s+(?P<ing>[a-z]+)ing\b|\b(?:do\s+not|don['\u2019]?t|never)\s+(?P<verb>[a-z]+)\b",
+    r"\bwithout\s+(?P<ing>[a-z]+)ing\b"
+    r"|(?:^|[.,;:!?]\s*|\b(?:and|but|please|just)\s+)(?:do\s+not|don['\u2019]?t|never)\s+(?P<verb>[a-z]+)\b",
     re.IGNORECASE,
 )
 _NAME_WORD = re.compile(r"[a-z]+")

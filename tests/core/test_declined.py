@@ -27,5 +27,6 @@ def test_a_request_that_declines_nothing_rules_nothing_out() -> None:
         "Read the file without any changes.",  # no deed in -ing
         "How many lines do notes.txt and todo.md have together?",
         "Do not go there.",  # too short to name a tool
+        "Save in notes.txt that Bob never writes tests.",  # someone else's habit, not the user's wish
     ):
         assert declined_verbs(asked) == frozenset(), asked
