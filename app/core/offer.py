@@ -64,23 +64,22 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
     if check.server_only:  # every tool of the server whose call failed (the filters below may narrow it)
         offered = _fixers(turn, offered)
     elif not (check.calculate_only or check.named_only or check.mentioned or check.place):
-        # nothing asked of this step: a failure not yet fixed brings its server's other tools
+        # nothing asked of this step: each server a call failed at this turn brings its other tools
         offered = _with_fixers(turn, offered)
     calculates = getattr(turn.s.verifier, "calculates", None)
-    if turn.check.calculate_only and calculates is not None:
+    if check.calculate_only and calculates is not None:
         offered = _only(offered, lambda t: bool(calculates(t.tool)))
-    if turn.check.named_only:
+    if check.named_only:
         offered = _only(offered, lambda t: t.server in turn.named)
-    if turn.check.mentioned:
-        offered = _only(offered, lambda t: t.name in turn.check.mentioned)
-    if turn.check.place:
+    if check.mentioned:
+        offered = _only(offered, lambda t: t.name in check.mentioned)
+    if check.place:
         # the tools that can take the named place no call has used: their place held to it
         # (app.core.acting.with_place). Made to call another tool, the 1.5B model read the
         # log it had read again, with read_file, where the count was to be saved in errors.txt
         offered = _only(offered, lambda t: takes_place(as_spec(t)))
-    turn.check.calculate_only = turn.check.named_only = False
-    turn.check.server_only = ""
-    turn.check.mentioned = ()
+    check.calculate_only = check.named_only = False
+    check.server_only, check.mentioned = "", ()
     offered = _declined(turn, offered, step_no)
     if step_no != 1:
         return offered, False
