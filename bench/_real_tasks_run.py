@@ -44,7 +44,7 @@ class Run:
     written: bool  # the answer is (or holds) a call written as text
     unapproved: int  # calls that changed something with no approval asked
     seconds: float
-    schema_tokens: float  # tool schemas offered, per step (median)
+    schema_tokens: float  # tool schemas the prompt lists, per step (median)
     verdict: str | None = None
     error: str = ""
     offered: list[str] = dataclasses.field(default_factory=list)  # the first step's tools (server.tool)
@@ -217,7 +217,9 @@ class CalculonSide:
         from app.mcp.retrieval.meter import schema_tokens
 
         resolve = self.engine.supervisor.resolve
-        per_step = [schema_tokens([t for n, _ in s.offered if (t := resolve(n)) is not None]) for s in steps]
+        # what the prompt lists: a narrowed step may call fewer tools than its prompt shows
+        names = [s.listed or tuple(n for n, _ in s.offered) for s in steps]
+        per_step = [schema_tokens([t for n in step if (t := resolve(n)) is not None]) for step in names]
         return statistics.median(per_step) if per_step else 0.0
 
 

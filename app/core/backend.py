@@ -28,6 +28,15 @@ class ModelRequest:
     formula: FormulaHint | None = None  # Calculon mode, on the step that answers the user's words
     worked: WorkedAnswer | None = None  # Calculon mode, on a story's steps: the worked-answer format
     must_call: bool = False  # this step may only call a tool (the model described a task instead of doing it)
+    # The tools a backend that renders them into its prompt lists there: every tool of the turn
+    # so far, ``tools`` among them. ``tools`` are what this step may call. Kept apart so that
+    # narrowing a step leaves the prompt the local model has already read as it was: a changed
+    # list has it read the whole conversation again (340 s on one real task). Empty: ``tools``.
+    listed: tuple[ToolSpec, ...] = ()
+
+    @property
+    def prompt_tools(self) -> tuple[ToolSpec, ...]:
+        return self.listed or self.tools
 
 
 @dataclasses.dataclass(frozen=True)

@@ -59,13 +59,15 @@ class TurnStarted(Event):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class StepStarted(Event):
-    """A model step begins; ``offered`` lists (tool name, relevance score) as offered to the model."""
+    """A model step begins; ``offered`` lists (tool name, relevance score) of the tools the step
+    may call; ``listed``, the names of the tools its prompt shows (``offered``'s where empty)."""
 
     kind: ClassVar[str] = "step_started"
     step: int
     offered: tuple[tuple[str, float], ...] = ()
     selected: bool = False  # True when retrieval chose a subset rather than every tool
     continues: bool = False  # the step goes on writing the answer the last one began (worked answers)
+    listed: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

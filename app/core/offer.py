@@ -34,6 +34,7 @@ class OfferingTurn(Protocol):
     zones: list[str]  # the time zones the question names (app.core.zones), with UTC
     zones_told: bool
     outcome: Any  # the turn's TurnOutcome: the calls made so far
+    listed: tuple[ToolSpec, ...]  # the tools the prompt has listed so far this turn
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
 
@@ -55,6 +56,21 @@ def step_specs(turn: OfferingTurn, offered: Offered) -> tuple[ToolSpec, ...]:
         )
     place, turn.check.place = turn.check.place, ""  # held for this step only
     return tuple(with_place(s, place) for s in specs) if place else specs
+
+
+def listed(turn: OfferingTurn, ranked: Offered, offered: Offered) -> tuple[ToolSpec, ...]:
+    """The tools the step's prompt lists: those listed at the turn's earlier steps, then the ones
+    retrieval ranked and the step may call that are new. Narrowing changes what a step may call
+    (``offered``), not this list, so the local model reads its prompt's opening once a turn."""
+    names = {s.name for s in turn.listed}
+    stems = declined_verbs(turn.user_text)
+    new = []
+    for tool, _ in [*ranked, *offered]:
+        if tool.name not in names and not (stems and rules_out(tool, stems)):
+            names.add(tool.name)
+            new.append(with_zones(as_spec(tool), turn.zones))
+    turn.listed = (*turn.listed, *new)
+    return turn.listed
 
 
 def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offered, bool]:

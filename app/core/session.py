@@ -39,7 +39,7 @@ from app.core.backend import (
 )
 from app.core.calling import counted, inserted, refusal
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.offer import narrowed, step_specs
+from app.core.offer import listed, narrowed, step_specs
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
@@ -172,6 +172,7 @@ class _Turn:
         self.sources: list[Source] = []
         self.user_text = ""
         self.specs: tuple[ToolSpec, ...] = ()  # the tools offered at the latest step
+        self.listed: tuple[ToolSpec, ...] = ()  # the tools the prompt lists (app.core.offer.listed)
         self.written = 0  # calls written as text that were refused
         self.idle_server = ""  # whose calculation worked nothing out and was refused: not offered again
         self.idle_told = False  # such a call was refused this step: the request is written out again
@@ -282,20 +283,30 @@ class _Turn:
             offered, selected = self.s.offer(context)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
             offered, selected = await asyncio.to_thread(self.s.offer, context)
+        ranked = offered
         offered, opens = narrowed(self, offered, step_no)
+        shown = listed(self, ranked, offered)
         self.emit(
             ev.StepStarted,
             step=step_no,
             offered=tuple((t.name, s) for t, s in offered),
             selected=selected,
             continues=bool(self.worked),
+            listed=tuple(s.name for s in shown),
         )
         specs = self.specs = step_specs(self, offered)
         backed = tuple(s.text for s in self.all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
         must_call, self.check.must_call = (self.check.must_call or opens) and bool(specs), False
         request = ModelRequest(
-            self.s.system_prompt, history, specs, backed, self.formula, self._worked_format(), must_call
+            self.s.system_prompt,
+            history,
+            specs,
+            backed,
+            self.formula,
+            self._worked_format(),
+            must_call,
+            shown if specs else (),
         )
         started = time.perf_counter()
         step = await self._stream_with_retry(request)

@@ -60,6 +60,7 @@ async def test_a_deed_the_request_rules_out_is_not_offered(tmp_path) -> None:
     )
 
     assert {t.name for t in backend.requests[0].tools} == {"read_text"}
+    assert "write_text" not in {t.name for t in backend.requests[0].prompt_tools}  # nor listed
     assert "Not offered, as your request rules it out: write_text." in notices
 
 
@@ -74,6 +75,10 @@ async def test_a_named_place_no_call_used_is_the_next_calls_place(tmp_path) -> N
 
     held = backend.requests[2]
     assert held.must_call and {t.name for t in held.tools} == {"read_text", "write_text"}
+    # narrowed, the step lists in its prompt every tool the turn has listed, as the first step did:
+    # a changed list has a local model read the whole conversation again
+    assert "evaluate" in {t.name for t in backend.requests[0].listed}
+    assert all(request.listed == backend.requests[0].listed for request in backend.requests)
     assert all(t.input_schema["properties"]["path"]["enum"] == [str(count)] for t in held.tools)
     later = {t.name: t for t in backend.requests[3].tools}
     assert "enum" not in later["read_text"].input_schema["properties"]["path"]  # for that step only

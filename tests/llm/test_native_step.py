@@ -184,3 +184,19 @@ def test_a_call_that_worked_made_again_where_a_call_is_required_gives_way_to_ano
     assert calls(chunks) == [("multiply", {"a": 12, "b": 7}, "")]
     done = chunks[-1]
     assert isinstance(done, StepDone) and RETRY_NOTICE in done.notices
+
+
+def test_a_narrowed_step_shows_the_turns_whole_tool_list_and_calls_only_its_own_tools(model) -> None:
+    every = calculator_tools()
+    adding = tuple(t for t in every if t.name == "add")
+    runner = ListScriptedRunner(model, nemo(), StepPolicy(max_tokens=160, strict=False, call_policy="auto"))
+    runner.script, runner.offered = (FIRST,), []
+    request = ModelRequest("You are Calculon.", (Message("user", QUESTION),), adding, listed=every)
+    prompt, _ = runner.fit(request)
+    shown = model.detokenize(prompt).decode("utf-8")
+    # the prompt lists what earlier steps listed (read once, its cache kept); the grammar narrows
+    assert all(f'"{t.name}"' in shown for t in every)
+    chunks: list[Chunk] = []
+    runner.run(request, chunks.append, threading.Event())
+    assert runner.offered == [{"add"}]
+    assert calls(chunks) == [("add", {"a": 51, "b": 3}, "")]

@@ -123,7 +123,7 @@ class LocalModel:
         return self._loaded().prefill(system, stop)
 
     def prompt_text(self, request: ModelRequest) -> str:
-        return self._loaded().render(request.system, request.messages, request.tools)
+        return self._loaded().render(request.system, request.messages, request.prompt_tools)
 
     def _loaded(self) -> StepRunner:
         if self.runner is None:

@@ -34,6 +34,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from app.children import Backoff, spawn, stop_tree, wait_for_death
 from app.core.backend import BackendError, Chunk, ModelRequest, ProgressCallback
+from app.core.messages import ToolSpec
 from app.llm.local import wire
 from app.llm.local.options import LocalOptions
 
@@ -366,8 +367,13 @@ def portable(request: ModelRequest) -> ModelRequest:
         )
         for m in request.messages
     )
-    tools = tuple(dataclasses.replace(t, input_schema=dict(t.input_schema)) for t in request.tools)
-    return dataclasses.replace(request, messages=messages, tools=tools)
+
+    def plain(specs: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
+        return tuple(dataclasses.replace(t, input_schema=dict(t.input_schema)) for t in specs)
+
+    return dataclasses.replace(
+        request, messages=messages, tools=plain(request.tools), listed=plain(request.listed)
+    )
 
 
 def create_backend(**options: Any) -> ProcessBackend:

@@ -230,7 +230,7 @@ class StepRunner:
         tokens: list[int] = []
         for dropped in range(max(1, len(groups))):
             kept = flatten(groups[dropped:])
-            tokens = self.tokenize(request.system, kept, request.tools, listed=listed)
+            tokens = self.tokenize(request.system, kept, request.prompt_tools, listed=listed)
             if len(tokens) <= limit:
                 return tokens, [_trim_notice(groups[:dropped], n_ctx)] if dropped else []
         raise BackendError(
