@@ -15,6 +15,7 @@ file names and identifiers blanked (:mod:`app.core.named`): their digits are no 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -31,8 +32,11 @@ from app.calculon.verdict import ARITHMETIC_TOOLS, asks_an_operation, judge
 from app.calculon.worked import inline_result, worked_answer
 from app.core.backend import FormulaHint, WorkedAnswer
 from app.core.named import without_names, without_quoted_words
+from app.core.numbers import find_numbers
 from app.core.records import CallRecord
 from app.core.tools import CheckResult, TurnFacts, Verdict
+
+_CONSTANT = re.compile(r"\b(?:pi|tau|phi|e|euler)\b|[πτφ]", re.IGNORECASE)
 
 
 class CalculonMode(CalculonVerifier):
@@ -83,6 +87,12 @@ class CalculonMode(CalculonVerifier):
     def calculates(self, tool: str) -> bool:
         """Whether ``tool`` (a bare name) works a number out: the calculator's and the converter's."""
         return tool in ARITHMETIC_TOOLS
+
+    def holds_numbers(self, texts: Sequence[str]) -> bool:
+        """Whether any of ``texts`` (the user's words, tool results) holds a number to calculate
+        with, in digits or words, or a constant ("pi times e"); the digits of paths, URLs and file
+        names are none."""
+        return any(find_numbers(without_names(text)) or _CONSTANT.search(text) for text in texts)
 
     def readings(self, asked: str, results: Sequence[str] = ()) -> tuple[str, ...]:
         """The question's likeliest formulas, as the calculator takes them (for a re-ask): the

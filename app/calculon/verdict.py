@@ -94,7 +94,7 @@ def asks_to_calculate(asked: str) -> bool:
     """A question with numbers in it (digits or words) or an operation named: it wants a result.
     "Add <something> to <a place>" with no number between puts a thing somewhere: "Add to my memory
     that Alice moved", "Add an item to todo.md" ask for no sum."""
-    return bool(find_numbers(asked)) or asks_an_operation(asked)
+    return bool(find_numbers(_SETS_A_VALUE.sub(" ", asked))) or asks_an_operation(asked)
 
 
 def asks_an_operation(asked: str) -> bool:
@@ -105,6 +105,11 @@ def asks_an_operation(asked: str) -> bool:
     return names_an_operation(_ADDS_A_THING.sub(" ", asked)) or bool(GATHERS.search(asked))
 
 
+# "Change the port in config.json to 9090" sets a value: made to calculate, a model has nothing to
+# work out, and the 1.5B model's "The port is now 9090" was asked for a calculation
+_SETS_A_VALUE = re.compile(
+    r"\b(?:change|set|update|switch|reset)\b[^.?!\d]*?\bto\s+-?\d[\d,]*(?:\.\d+)?", re.IGNORECASE
+)
 _ADDS_A_THING = re.compile(r"\badd\b(?![^.?!\d]*\b(?:up|together)\b)[^.?!\d]*?\b(?:to|into)\b", re.IGNORECASE)
 
 

@@ -42,6 +42,9 @@ _STEP_WORDS = (
     # instructions for the user instead of the deed: asked to add a file's rows to a table, the
     # 1.5B model read the file and answered "you can use the following SQL query: ```sql ..."
     r"|\byou\s+can\s+use\s+the\s+following\b|\bhere(?:'s|\s+is)\s+the\s+(?:command|query|code|sql)\b"
+    # a blank for the result still to find: "The total value of all orders is $[sum of all order
+    # values]$" (a markdown link's "[text](url)" is none)
+    r"|\[(?:[a-z]+\s+){2,8}[a-z]+\](?!\()"
 )
 _STEPS = re.compile(_STEP_WORDS, re.IGNORECASE)
 # Before any call, also a deferral: what the model would do, or what the user should do.

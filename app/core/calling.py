@@ -1,7 +1,7 @@
 """What the app does around one tool call of a turn, apart from running it: the calls it refuses
 (a calculation that works nothing out, app.calculon.idle; a tool fed its own reply,
-app.core.echoed), the note Calculon mode adds to a result (app.calculon.counts), and how an inline
-result stands in a worked answer's prose.
+app.core.echoed; an edit of text never read, app.core.unread), the note Calculon mode adds to a
+result (app.calculon.counts), and how an inline result stands in a worked answer's prose.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from typing import Any, Protocol
 
 from app.core import events as ev
 from app.core.echoed import echoed_reply
-from app.core.messages import ToolCall
+from app.core.messages import Message, ToolCall
 from app.core.outcome import TurnOutcome
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN
 from app.core.tools import ToolResult
+from app.core.unread import unread_edit, unread_result
 
 
 class CallingTurn(Protocol):
@@ -24,6 +25,7 @@ class CallingTurn(Protocol):
     idle_server: str  # set here: whose calculation was refused, withdrawn for the turn
     idle_told: bool
     outcome: TurnOutcome
+    messages: list[Message]  # the turn's own, after the session's history
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
 
@@ -41,6 +43,11 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
     idle = _idle(turn, server, tool, call)
     if idle:
         return not_run(idle)
+    results = [m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error]
+    unread = unread_edit(tool, call.arguments, results, turn.user_text)
+    if unread:
+        turn.emit(ev.Notice, message=f"Not run: {unread}.")
+        return ToolResult(unread_result(unread), is_error=True)
     echoed = echoed_reply(tool, call.arguments, turn.outcome.tool_calls)
     if not echoed:
         return None

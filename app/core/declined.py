@@ -1,4 +1,5 @@
-"""Tools the request itself rules out: "Stage config.json, without committing" offers no commit.
+"""Tools the request itself rules out: "Stage config.json, without committing" offers no commit,
+and a message that only asks questions is offered no tool that changes things.
 
 Told to stage a file "without committing", Qwen2.5-Coder-1.5B staged it and then committed it.
 A person who says "without committing", "do not delete" or "don't push" has declined those
@@ -20,6 +21,18 @@ _DECLINED = re.compile(
     re.IGNORECASE,
 )
 _NAME_WORD = re.compile(r"[a-z]+")
+# A question opens with a question word and ends with "?"; "Can you commit it?" and "Would you
+# add ...?" ask for a deed, and are not among them.
+_QUESTION = re.compile(
+    r"^(?:what|which|how|when|where|who|whose|why|is|are|was|were|does|did|has|have)\b", re.IGNORECASE
+)
+_CHANGE_VERBS = frozenset(
+    (
+        "write", "create", "delete", "remove", "insert", "update", "drop", "move", "rename", "edit",
+        "commit", "push", "append", "set", "put",
+    )
+)  # fmt: skip
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 MIN_STEM = 4  # "do not go" names no tool
 
 
@@ -40,3 +53,22 @@ def rules_out(tool: ToolInfo, stems: frozenset[str]) -> bool:
     """Whether a word of the tool's own name is a declined deed ("git_commit" for "commit")."""
     words = _NAME_WORD.findall(tool.tool.lower())
     return any(word.startswith(stem) for word in words for stem in stems)
+
+
+def only_asks(asked: str) -> bool:
+    """Whether every sentence of ``asked`` is a question ("How many commits are in the repo?").
+    Asked that, Qwen2.5-Coder-1.5B called git_commit first: a question asks for no change, so the
+    tools a server marks as changing things (``readOnlyHint`` false) are not offered for it."""
+    sentences = [s for s in _SENTENCE_END.split(asked.strip()) if s]
+    return bool(sentences) and all(s.endswith("?") and _QUESTION.match(s) for s in sentences)
+
+
+def changes_things(tool: ToolInfo) -> bool:
+    """Whether the tool changes things: its server says so, or, with no hint given, its own name
+    opens with a verb of change (the sqlite server marks none of its tools, and asked for a mean
+    price, the 1.5B model inserted a row with write_query). "add" is no such verb: it sums."""
+    hint = tool.annotations.get("readOnlyHint")
+    if hint is not None:
+        return hint is False
+    words = _NAME_WORD.findall(tool.tool.lower())
+    return bool(words) and words[0] in _CHANGE_VERBS

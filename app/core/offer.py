@@ -14,10 +14,10 @@ from typing import Any, Protocol
 
 from app.core import events as ev
 from app.core.acting import opens_with_call, place_servers, takes_place, with_place
-from app.core.declined import declined_verbs, rules_out
+from app.core.declined import changes_things, declined_verbs, only_asks, rules_out
 from app.core.messages import ToolSpec
 from app.core.toolrun import REFUSED_HERE
-from app.core.tools import ToolInfo
+from app.core.tools import Source, ToolInfo
 from app.core.zones import with_zones
 
 Offered = list[tuple[ToolInfo, float]]
@@ -35,6 +35,8 @@ class OfferingTurn(Protocol):
     zones_told: bool
     outcome: Any  # the turn's TurnOutcome: the calls made so far
     listed: tuple[ToolSpec, ...]  # the tools the prompt has listed so far this turn
+
+    def all_sources(self) -> list[Source]: ...  # the user's words and the conversation's results
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
 
@@ -63,10 +65,10 @@ def listed(turn: OfferingTurn, ranked: Offered, offered: Offered) -> tuple[ToolS
     retrieval ranked and the step may call that are new. Narrowing changes what a step may call
     (``offered``), not this list, so the local model reads its prompt's opening once a turn."""
     names = {s.name for s in turn.listed}
-    stems = declined_verbs(turn.user_text)
+    out = ruled_out(turn.user_text)
     new = []
     for tool, _ in [*ranked, *offered]:
-        if tool.name not in names and not (stems and rules_out(tool, stems)):
+        if tool.name not in names and not out(tool):
             names.add(tool.name)
             new.append(with_zones(as_spec(tool), turn.zones))
     turn.listed = (*turn.listed, *new)
@@ -83,6 +85,12 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
         # nothing asked of this step: each server a call failed at this turn brings its other tools
         offered = _with_fixers(turn, offered)
     calculates = getattr(turn.s.verifier, "calculates", None)
+    numbered = getattr(turn.s.verifier, "holds_numbers", None)
+    if calculates is not None and numbered is not None and not numbered([s.text for s in turn.all_sources()]):
+        # nothing to calculate with: after creating a folder, the 1.5B model opened a call of
+        # evaluate, whose expression may only hold the conversation's numbers, and went round in
+        # a loop inside it for 512 tokens (3 of 47 real tasks)
+        offered = [(t, score) for t, score in offered if not calculates(t.tool)]
     if check.calculate_only and calculates is not None:
         offered = _only(offered, lambda t: bool(calculates(t.tool)))
     if check.named_only:
@@ -121,13 +129,20 @@ def _fixers(turn: OfferingTurn, offered: Offered) -> Offered:
     return sorted(((t, scores.get(t.name, 0.0)) for t in tools), key=lambda pair: -pair[1]) or offered
 
 
+def ruled_out(asked: str) -> Callable[[ToolInfo], bool]:
+    """Whether the request rules a tool out: a deed it declines, or a change where it only asks."""
+    stems, asks = declined_verbs(asked), only_asks(asked)
+    return lambda tool: bool(stems and rules_out(tool, stems)) or (asks and changes_things(tool))
+
+
 def _declined(turn: OfferingTurn, offered: Offered, step_no: int) -> Offered:
     """The tools left once those the request rules out are gone (said in the trace at step 1)."""
-    stems = declined_verbs(turn.user_text)
-    kept = [(t, score) for t, score in offered if not rules_out(t, stems)] if stems else offered
+    out = ruled_out(turn.user_text)
+    kept = [(t, score) for t, score in offered if not out(t)]
     if step_no == 1 and len(kept) < len(offered):
-        dropped = ", ".join(t.name for t, _ in offered if rules_out(t, stems))
-        turn.emit(ev.Notice, message=f"Not offered, as your request rules it out: {dropped}.")
+        dropped = ", ".join(t.name for t, _ in offered if out(t))
+        why = "only asks, and these change things" if only_asks(turn.user_text) else "rules it out"
+        turn.emit(ev.Notice, message=f"Not offered, as your request {why}: {dropped}.")
     return kept
 
 

@@ -240,6 +240,15 @@ def test_adding_a_thing_to_a_place_asks_for_no_sum():
     assert verdict("Add up the prices in prices.csv.", [], "Done.").kind == "not_calculated"
 
 
+def test_setting_a_value_asks_for_no_sum():
+    edited = CallRecord(
+        "filesystem", "edit_file", {"path": "/w/config.json"}, "Edited /w/config.json", False, 1
+    )
+    asked = "Change the port in /w/config.json to 9090."
+    assert verdict(asked, [edited], "The port is now 9090.").kind == "unchecked"
+    assert verdict("Change 5 km to miles.", [], "It is 3.1 miles.").kind != "unchecked"  # a conversion
+
+
 def test_one_files_count_for_a_together_question_is_only_read_not_verified() -> None:
     asked = "How many lines do /w/notes.txt and /w/todo.md have together?"
     notes = CallRecord(

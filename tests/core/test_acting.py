@@ -243,6 +243,15 @@ def test_instructions_for_the_user_after_a_call_are_a_plan() -> None:
     assert act_reask("Added 5 items.", asked, [READ], [read]) is None
 
 
+def test_an_answer_with_a_blank_for_its_result_is_a_plan() -> None:
+    asked = "What are all the orders in the shop database worth together?"
+    tables = CallRecord("sqlite", "list_tables", {}, "[{'name': 'orders'}]", False, 1.0)
+    blank = "The total value of all orders in the shop database is $[sum of all order values]$."
+    assert act_reask(blank, asked, [READ], [tables]) == (ACT_REASK, False)
+    linked = "The orders are worth 123.50 in all; see [the shop report](http://127.0.0.1/report)."
+    assert act_reask(linked, asked, [READ], [tables]) is None
+
+
 async def test_a_plan_after_a_good_call_is_asked_again_for_the_next_call(calculator) -> None:
     steps = [[ADD], ["Next we need to add 100 to it with the evaluate tool."], [ADD], ["The total is 4600."]]
     outcome, backend = await turn(steps, calculator, "Add 1200 and 3400 for me.")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.declined import declined_verbs, rules_out
+from app.core.declined import changes_things, declined_verbs, only_asks, rules_out
 from app.core.tools import ToolInfo
 
 
@@ -30,3 +30,24 @@ def test_a_request_that_declines_nothing_rules_nothing_out() -> None:
         "Save in notes.txt that Bob never writes tests.",  # someone else's habit, not the user's wish
     ):
         assert declined_verbs(asked) == frozenset(), asked
+
+
+def test_a_message_that_only_asks_rules_out_the_tools_marked_as_changing_things() -> None:
+    commit = ToolInfo("git", "git_commit", "git_commit", "", {"type": "object"}, {"readOnlyHint": False})
+    log = ToolInfo("git", "git_log", "git_log", "", {"type": "object"}, {"readOnlyHint": True})
+    assert only_asks("How many commits are in the git repository at /w/task1?")
+    assert only_asks("What port is set in config.json? Which file sets it?")
+    assert changes_things(commit) and not changes_things(log)
+    # no hint: the name's verb says it, and "add" sums
+    assert changes_things(tool("sqlite", "write_query")) and changes_things(tool("sqlite", "create_table"))
+    assert not changes_things(tool("sqlite", "read_query")) and not changes_things(tool("calculator", "add"))
+
+
+def test_a_request_for_a_deed_does_not_only_ask() -> None:
+    for asked in (
+        "Commit draft.txt with the message 'Add draft'.",
+        "Can you commit draft.txt?",  # a question in form, a request for a deed
+        "How many ERROR lines are in server.log? Save the count in errors.txt.",
+        "Count the lines of notes.txt",
+    ):
+        assert not only_asks(asked), asked

@@ -200,8 +200,8 @@ async def test_refused_twice_where_the_question_names_a_server_its_tool_is_calle
         outcome = await chat.run_turn("What do my files say about the beta?")
 
     assert [r.must_call for r in backend.requests] == [False, False, True, False]
-    # the files server's tools only
-    assert {t.name for t in backend.requests[2].tools} == {"read_text", "write_text"}
+    # the files server's tools only, and of those only the one that reads: the message only asks
+    assert {t.name for t in backend.requests[2].tools} == {"read_text"}
     assert outcome.answer == "They say: ship the beta."
     await asyncio.get_running_loop().shutdown_default_executor()  # ranking ran off the loop
 

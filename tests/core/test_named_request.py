@@ -50,5 +50,5 @@ async def test_a_plan_naming_no_tool_for_a_named_server_is_made_to_call_it(tmp_p
     outcome, backend = await files_turn(steps, "What do my files hold about the lamp?", tmp_path)
 
     assert backend.requests[1].must_call
-    assert {t.name for t in backend.requests[1].tools} == {"read_text", "write_text"}
+    assert {t.name for t in backend.requests[1].tools} == {"read_text"}  # it only asks: no write_text
     assert outcome.answer == "It says: lamp 19.99."

@@ -16,6 +16,7 @@ import pytest
 from app.core.acting import FAILED_OPENING
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
+from app.core.unread import UNREAD_NOT_RUN
 from app.mcp.retrieval.selector import ToolRetriever
 from tests.core.files_turn import files_turn
 
@@ -122,3 +123,47 @@ async def test_a_search_that_found_nothing_twice_gives_way_to_a_look_up_not_made
     forced = backend.requests[4]
     assert forced.must_call and [t.name for t in forced.tools] == ["read_all_notes"]
     assert outcome.answer == "Alice's birthday is on 14 March."
+
+
+async def test_an_edit_of_text_never_read_is_refused_and_the_edit_after_reading_runs(tmp_path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text('{"port": 8080}\n', encoding="utf-8")
+    blind = ToolCallChunk(
+        ToolCall("c1", "replace_text", {"path": str(config), "old_text": "port", "new_text": "9090"})
+    )
+    read = ToolCallChunk(ToolCall("c2", "read_text", {"path": str(config)}))
+    fixed = {"path": str(config), "old_text": '"port": 8080', "new_text": '"port": 9090'}
+    steps = [
+        [blind],
+        [read],
+        [ToolCallChunk(ToolCall("c3", "replace_text", fixed))],
+        ["The port is now 9090."],
+    ]
+    asked = f"Change the port in {config} to 9090."
+    outcome, backend = await files_turn(steps, asked, tmp_path, server="editor", script="editor.py")
+
+    refused = backend.requests[1].messages[-1]
+    assert (
+        refused.is_error and refused.text.startswith(UNREAD_NOT_RUN) and "Read the file first" in refused.text
+    )
+    assert config.read_text(encoding="utf-8") == '{"port": 9090}\n'  # the blind edit never reached it
+    assert outcome.answer == "The port is now 9090."
+
+
+async def test_the_calculator_is_offered_only_once_the_turn_holds_a_number(tmp_path) -> None:
+    prices = tmp_path / "prices.csv"
+    prices.write_text("item,price\napple,1.25\nbread,2.40\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(prices)}))
+    add = ToolCallChunk(ToolCall("c2", "evaluate", {"expression": "1.25 + 2.40"}))
+    asked = f"Add up the prices in {prices}."  # no number in the words, nor in the path's digits
+    outcome, backend = await files_turn([[read], [add], ["They come to 3.65."]], asked, tmp_path)
+
+    assert "evaluate" in {t.name for t in backend.requests[1].tools}  # the prices hold numbers
+    assert outcome.answer == "They come to 3.65."
+    # with nothing to calculate with, a small model opened evaluate and went round in a loop in it
+    _, backend = await files_turn([["Done."]], "Tidy up my notes folder, please.", tmp_path)
+    offered = backend.requests[0]
+    assert "evaluate" not in {t.name for t in offered.tools} and "read_text" in {
+        t.name for t in offered.tools
+    }
+    assert "evaluate" in {t.name for t in offered.listed}  # listed all the same: the prompt stays

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import pytest
 
@@ -59,6 +60,18 @@ def test_defs_move_under_the_tools_own_names_and_annotations_go() -> None:
     assert schema["properties"]["to"] == {"$ref": "#/$defs/book__Place"}
     assert set(schema["$defs"]) == {"book__Place"}
     assert schema["properties"]["note"] == ANY_VALUE  # no constraint left: any JSON value
+
+
+def test_a_time_format_named_only_in_a_description_holds_the_string() -> None:
+    time = {"type": "string", "description": "Time to convert in 24-hour format (HH:MM)"}
+    day = {"type": "string", "description": "The day, as YYYY-MM-DD"}
+    free = {"type": "string", "description": "A timestamp such as 2026-12-05T09:21"}
+    schema = {"type": "object", "properties": {"time": time, "day": day, "free": free}}
+    held = prepare_schema(schema, scope="convert_time")["properties"]
+    assert re.fullmatch(held["time"]["pattern"].strip("^$"), "09:21")
+    assert not re.fullmatch(held["time"]["pattern"].strip("^$"), "2026-12-05T09:21:20+00:00")
+    assert re.fullmatch(held["day"]["pattern"].strip("^$"), "2026-12-05")
+    assert "pattern" not in held["free"]
 
 
 def test_two_tools_with_defs_share_one_grammar() -> None:

@@ -18,6 +18,7 @@ import dataclasses
 import functools
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -324,6 +325,7 @@ def _clean(node: Any, scope: str) -> Any:
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
+    named = _named_format(node)
     for key, value in node.items():
         if key in _ANNOTATIONS:
             continue
@@ -335,10 +337,28 @@ def _clean(node: Any, scope: str) -> Any:
             out[key] = _scoped_ref(value, scope)
         else:
             out[key] = _clean(value, scope)
+    if named and out.get("type") == "string" and not {"pattern", "enum", "const", "format"} & out.keys():
+        out["pattern"] = named
     if "allOf" in out and len(out["allOf"]) == 1:
         merged = {**out.pop("allOf")[0], **out}
         out = merged
     return out or dict(ANY_VALUE)
+
+
+# A string's format named only in its description, as the time server's convert_time has it
+# ("Time to convert in 24-hour format (HH:MM)"): held to that form. Free, Qwen2.5-Coder-1.5B
+# sent "2026-12-05T09:21:20+00:00" and the call failed ("Expected HH:MM").
+_NAMED_FORMATS = (
+    (re.compile(r"\bHH:MM(?!:)\b"), "^([01][0-9]|2[0-3]):[0-5][0-9]$"),
+    (re.compile(r"\bYYYY-MM-DD\b(?![T ]?HH)"), "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"),
+)
+
+
+def _named_format(node: Mapping[str, Any]) -> str:
+    description = node.get("description")
+    if not isinstance(description, str):
+        return ""
+    return next((pattern for named, pattern in _NAMED_FORMATS if named.search(description)), "")
 
 
 def _scoped_ref(ref: str, scope: str) -> str:

@@ -1,0 +1,52 @@
+"""An edit whose text to replace was never read: refused before it reaches the server.
+
+An edit tool (the filesystem server's ``edit_file``) replaces text the model copies from the
+file. Asked to change a port in config.json, Qwen2.5-Coder-1.5B edited before reading and
+replaced the word "port" with "9090"; asked to add notes it replaced "old content". Each time
+the server ran the edit it was given or failed on it. As editors that check their edits do,
+the app runs an edit only where each text it replaces stands in a tool result of this
+conversation, or in quotes in the user's words; else the model is told to read the file first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+UNREAD_NOT_RUN = "Not run (the text it replaces was never read):"
+
+_OLD_KEY = re.compile(r"^old_?(text|str|string)$", re.IGNORECASE)
+_QUOTED = re.compile(r"""'([^']+)'|"([^"]+)"|‘([^’]+)’|“([^”]+)”|`([^`]+)`""")
+
+
+def unread_edit(tool: str, arguments: Mapping[str, Any], results: Sequence[str], user_text: str) -> str:
+    """Why the edit is not run (the text it would replace, read nowhere), or ""."""
+    quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(user_text)]
+    for old in _old_texts(arguments):
+        if not old.strip():
+            continue
+        if any(old in text for text in results) or any(old in q for q in quoted):
+            continue
+        shown = old if len(old) <= 60 else old[:57] + "..."
+        return (
+            f"{tool} replaces text copied from the file, and {shown!r} is in no result of this"
+            " conversation. Read the file first, then copy the exact text to replace from it"
+        )
+    return ""
+
+
+def unread_result(reason: str) -> str:
+    return f"{UNREAD_NOT_RUN} {reason}."
+
+
+def _old_texts(value: Any) -> Iterator[str]:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(item, str) and _OLD_KEY.match(str(key)):
+                yield item
+            else:
+                yield from _old_texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _old_texts(item)

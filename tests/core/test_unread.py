@@ -1,0 +1,30 @@
+"""An edit runs only where the text it replaces was read: in a tool result, or quoted by the user."""
+
+from __future__ import annotations
+
+from app.core.unread import unread_edit
+
+CONFIG = '{\n  "name": "shop",\n  "port": 8080\n}\n'
+
+
+def edit(old: str) -> dict[str, object]:
+    return {"path": "/w/config.json", "edits": [{"oldText": old, "newText": '"port": 9090'}], "dryRun": False}
+
+
+def test_an_edit_of_text_no_result_holds_is_refused_with_what_to_do() -> None:
+    reason = unread_edit("edit_file", edit("port"), [], "Change the port in /w/config.json to 9090.")
+    assert "'port' is in no result of this conversation" in reason
+    assert "Read the file first" in reason
+    # read, but the text to replace is not the file's
+    assert unread_edit("edit_file", edit('"port": 9000'), [CONFIG], "Change the port to 9090.")
+
+
+def test_an_edit_of_text_read_in_a_result_or_quoted_by_the_user_runs() -> None:
+    assert unread_edit("edit_file", edit('"port": 8080'), [CONFIG], "Change the port to 9090.") == ""
+    typo = {"path": "a.txt", "old_string": "teh"}
+    assert unread_edit("edit", typo, [], "Replace 'teh' with 'the' in a.txt.") == ""
+
+
+def test_a_call_with_no_text_to_replace_is_no_edit() -> None:
+    write = {"path": "/w/a.txt", "content": "hello"}
+    assert unread_edit("write_file", write, [], "Write hello to a.txt.") == ""
