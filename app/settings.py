@@ -124,6 +124,13 @@ class Settings(BaseModel):
         le=1_048_576,
     )
     n_threads: int = setting(0, "Local model", "Threads", "0 = let llama.cpp choose.", ge=0, le=512)
+    keep_conversations: bool = setting(
+        True,
+        "Local model",
+        "Resume conversations quickly",
+        "Keep the model's state after each answer (the latest two, tens of MB each in the cache folder),"
+        " so a conversation continued later reads only the new message.",
+    )
     tool_format: Literal["auto", "native", "calculon"] = setting(
         "auto",
         "Local model",

@@ -48,6 +48,7 @@ ADDED_SINCE = {
     "history_keep_days": 0,
     "openai_base_url": "http://127.0.0.1:8080/v1",
     "openai_model": "",
+    "keep_conversations": True,
     "tool_format": "auto",
 }
 SAVED_NOW = {**OLD_FILE, "tool_timeout_s": 30.0, **ADDED_SINCE}

@@ -220,6 +220,8 @@ def ask_settings(args: argparse.Namespace) -> Settings:
         changes[_MODEL_FIELDS.get(backend, "model_path")] = args.model
     if args.base_url:
         changes["openai_base_url"] = args.base_url
+    if getattr(args, "no_save", False):  # a turn that is not kept is not continued: no state to keep
+        changes["keep_conversations"] = False
     settings = Settings.from_dict({**settings.to_dict(), **changes})
     settings.check_usable()
     return settings

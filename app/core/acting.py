@@ -118,13 +118,31 @@ def failed_reask(error: str, lookups: Sequence[str] = ()) -> str:
     )
 
 
-def empty_reask(call: CallRecord, lookups: Sequence[str] = ()) -> str:
+def empty_reask(call: CallRecord, lookups: Sequence[str] = (), changers: Sequence[str] = ()) -> str:
+    """``changers``: where the call was to make something, the tools of its server that change
+    what exists (it may be there already)."""
     shown = f" ({' or '.join(lookups)} can show what exists)" if lookups else ""
-    return (
-        f"{EMPTY_OPENING} {call.tool} returned {' '.join(call.result.split())[:80]}. Do not apologise or "
-        f"give up: try other arguments (a shorter search) or another tool{shown}, and make the next "
-        f"tool call now."
+    there = (
+        f" What it was to make may exist already: {' or '.join(changers)} can change what exists."
+        if changers
+        else ""
     )
+    return (
+        f"{EMPTY_OPENING} {call.tool} returned {' '.join(call.result.split())[:80]}.{there} Do not "
+        f"apologise or give up: try other arguments (a shorter search) or another tool{shown}, and make "
+        f"the next tool call now."
+    )
+
+
+# A tool that makes or adds something, by its name's opening verb
+_MAKES = re.compile(r"^(?:create|add|insert|write|put|set|update|append)_", re.IGNORECASE)
+
+
+def _changers(call: CallRecord, specs: Sequence[ToolSpec]) -> list[str]:
+    """The other tools of the call's server that make or add, where the call was to make."""
+    if not _MAKES.match(call.tool):
+        return []
+    return [s.name for s in specs if s.server == call.server and s.name != call.tool and _MAKES.match(s.name)]
 
 
 def empty_result(text: str) -> bool:
@@ -320,7 +338,8 @@ def act_reask(
         # asked for Alice's birthday, the 1.5B model searched "Alice's birthday in March",
         # found nothing and apologised; noting that Carol works at Acme, its create_entities
         # made nothing (Carol was there) and it gave up
-        return empty_reask(last, lookups(fixers or specs, last.tool, ran)), True
+        tools = fixers or specs
+        return empty_reask(last, lookups(tools, last.tool, ran), _changers(last, tools)), True
     place = untouched_place(asked, calls, specs)
     if place is not None:
         return untouched_reask(place, asked), True

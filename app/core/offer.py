@@ -72,12 +72,17 @@ def listed(turn: OfferingTurn, ranked: Offered, offered: Offered) -> tuple[ToolS
             names.add(tool.name)
             new.append(with_zones(as_spec(tool), turn.zones))
     turn.listed = (*turn.listed, *new)
-    return turn.listed
+    # a tool the whole step cannot call leaves the prompt too (once or twice a turn, unlike the
+    # narrowing): listed still, the calculator refused for a count the app had made, the 1.5B
+    # model opened its call again and was made to call another tool, read_text_file, instead
+    stays = _standing(turn)
+    return tuple(s for s in turn.listed if stays(s.server, s.name.rsplit(".", 1)[-1]))
 
 
 def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offered, bool]:
     """The step's tools, and whether the step must open with a call of one (a file or page named)."""
-    offered = [(t, score) for t, score in offered if t.server != turn.idle_server]
+    stays = _standing(turn)
+    offered = [(t, score) for t, score in offered if stays(t.server, t.tool)]
     check = turn.check
     if check.server_only:  # every tool of the server whose call failed (the filters below may narrow it)
         offered = _fixers(turn, offered)
@@ -85,12 +90,6 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
         # nothing asked of this step: each server a call failed at this turn brings its other tools
         offered = _with_fixers(turn, offered)
     calculates = getattr(turn.s.verifier, "calculates", None)
-    numbered = getattr(turn.s.verifier, "holds_numbers", None)
-    if calculates is not None and numbered is not None and not numbered([s.text for s in turn.all_sources()]):
-        # nothing to calculate with: after creating a folder, the 1.5B model opened a call of
-        # evaluate, whose expression may only hold the conversation's numbers, and went round in
-        # a loop inside it for 512 tokens (3 of 47 real tasks)
-        offered = [(t, score) for t, score in offered if not calculates(t.tool)]
     if check.calculate_only and calculates is not None:
         offered = _only(offered, lambda t: bool(calculates(t.tool)))
     if check.named_only:
@@ -113,6 +112,19 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
         return offered, False
     places = place_servers(offered)  # the named file or page comes first
     return [(t, score) for t, score in offered if t.server in places], True
+
+
+def _standing(turn: OfferingTurn) -> Callable[[str, str], bool]:
+    """Whether a tool (its server, its bare name) can be called at all this step: not where its
+    calculation was refused this turn (app.calculon.idle), nor a calculating tool while the turn
+    holds no number. After creating a folder, the 1.5B model opened a call of evaluate, whose
+    expression may only hold the conversation's numbers, and went round in a loop inside it for
+    512 tokens (3 of 47 real tasks)."""
+    calculates = getattr(turn.s.verifier, "calculates", None)
+    numbered = getattr(turn.s.verifier, "holds_numbers", None)
+    if calculates is None or numbered is None or numbered([s.text for s in turn.all_sources()]):
+        return lambda server, tool: server != turn.idle_server
+    return lambda server, tool: server != turn.idle_server and not calculates(tool)
 
 
 def _only(offered: Offered, fits: Callable[[ToolInfo], bool]) -> Offered:

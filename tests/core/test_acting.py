@@ -361,3 +361,19 @@ def test_a_give_up_after_a_call_that_found_nothing_is_asked_to_try_again() -> No
     assert act_reask("Alice has no birthday in my memory.", asked, [search, graph], [found]) is None
     assert empty_result("[]") and empty_result("{}") and not empty_result('{"entities": [{"name": "Alice"}]}')
     assert not empty_result("0 rows") and not empty_result("[1]")
+
+
+def test_a_create_that_made_nothing_is_asked_again_naming_the_tools_that_change_what_exists() -> None:
+    memory = [
+        ToolSpec(name, "", {"type": "object"}, server="memory")
+        for name in ("create_entities", "add_observations", "search_nodes", "delete_entities")
+    ]
+    made = CallRecord("memory", "create_entities", {"entities": [{"name": "Carol"}]}, "[]", False, 1.0)
+    told = act_reask(
+        "I'm sorry, but I can't assist with that.", "Note that Carol works at Acme.", memory, [made]
+    )
+    assert told is not None and told[1]
+    assert "may exist already: add_observations can change what exists" in told[0]
+    searched = CallRecord("memory", "search_nodes", {"query": "Carol"}, "[]", False, 1.0)
+    told = act_reask("I'm sorry, I can't.", "What does Carol do?", memory, [searched])
+    assert told is not None and "may exist already" not in told[0]  # a search makes nothing

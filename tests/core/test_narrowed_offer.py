@@ -76,10 +76,11 @@ async def test_a_named_place_no_call_used_is_the_next_calls_place(tmp_path) -> N
 
     held = backend.requests[2]
     assert held.must_call and {t.name for t in held.tools} == {"read_text", "write_text"}
-    # narrowed, the step lists in its prompt every tool the turn has listed, as the first step did:
-    # a changed list has a local model read the whole conversation again
-    assert "evaluate" in {t.name for t in backend.requests[0].listed}
-    assert all(request.listed == backend.requests[0].listed for request in backend.requests)
+    # narrowed, the step lists in its prompt every tool the step before listed: a changed list has
+    # a local model read the whole conversation again (the calculator joins once a result holds a
+    # number, the log's count)
+    assert "evaluate" in {t.name for t in held.listed} and "evaluate" not in {t.name for t in held.tools}
+    assert all(request.listed == held.listed for request in backend.requests[1:])
     assert all(t.input_schema["properties"]["path"]["enum"] == [str(count)] for t in held.tools)
     later = {t.name: t for t in backend.requests[3].tools}
     assert "enum" not in later["read_text"].input_schema["properties"]["path"]  # for that step only
@@ -162,8 +163,6 @@ async def test_the_calculator_is_offered_only_once_the_turn_holds_a_number(tmp_p
     assert outcome.answer == "They come to 3.65."
     # with nothing to calculate with, a small model opened evaluate and went round in a loop in it
     _, backend = await files_turn([["Done."]], "Tidy up my notes folder, please.", tmp_path)
-    offered = backend.requests[0]
-    assert "evaluate" not in {t.name for t in offered.tools} and "read_text" in {
-        t.name for t in offered.tools
-    }
-    assert "evaluate" in {t.name for t in offered.listed}  # listed all the same: the prompt stays
+    offered = {t.name for t in backend.requests[0].tools}
+    assert "evaluate" not in offered and "read_text" in offered
+    assert "evaluate" not in {t.name for t in backend.requests[0].listed}  # nor listed: it cannot be called

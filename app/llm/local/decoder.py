@@ -149,7 +149,7 @@ class Decoder:
     def _prime(self, prompt: Sequence[int], stop: threading.Event) -> int:
         """Decode the prompt, keeping the cached prefix it shares with the last run."""
         model = self.model
-        keep = _shared_prefix(model.input_ids[: model.n_tokens], prompt)
+        keep = shared_prefix(model.input_ids[: model.n_tokens], prompt)
         keep = min(keep, len(prompt) - 1)  # the last prompt token must be decoded afresh for its logits
         if keep < model.n_tokens:
             memory = llama_cpp.llama_get_memory(model.ctx)
@@ -170,7 +170,7 @@ class Decoder:
         return piece
 
 
-def _shared_prefix(cached: np.ndarray, prompt: Sequence[int]) -> int:
+def shared_prefix(cached: np.ndarray, prompt: Sequence[int]) -> int:
     size = min(len(cached), len(prompt))
     if size == 0:
         return 0

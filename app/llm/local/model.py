@@ -25,6 +25,7 @@ from app.llm.local.options import LocalOptions
 from app.llm.local.prompt_cache import PromptCache
 from app.llm.local.sampling import GrammarError
 from app.llm.local.step import StepPolicy, StepRunner
+from app.llm.local.turn_states import TurnStates
 
 logger = logging.getLogger(__name__)
 NATIVE_FROM_PARAMETERS = 1_000_000_000  # see LocalModel._native
@@ -91,7 +92,9 @@ class LocalModel:
         )
         self.llama, self.path = model, path
         saved = (PromptCache(paths.cache_dir() / "prompt-state"), path) if options.save_prompt else None
-        self.runner = StepRunner(model, chat_format, policy, bos_text=bos, saved=saved)
+        keeps = options.keep_conversations
+        turns = TurnStates(paths.cache_dir() / "turn-state", path, n_ctx) if keeps else None
+        self.runner = StepRunner(model, chat_format, policy, bos_text=bos, saved=saved, turns=turns)
         logger.info("loaded %s with the %s chat format", path, chat_format.name)
         report(1.0, "Model ready")
 

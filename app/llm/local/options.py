@@ -34,6 +34,9 @@ class LocalOptions:
     extra_buffers: bool | None = None  # llama.cpp CPU weight repacking; None: automatic
     max_tool_calls: int | None = None  # per user message; None: 1 for the built-in model, else no limit
     save_prompt: bool = True  # keep the prompt opening's state in the cache folder (prompt_cache.py)
+    # keep the state after each answer (turn_states.py): on in the app's settings; off for a
+    # backend made in code, which writes tens of MB per answer only where asked to
+    keep_conversations: bool = False
     # "native": the model's own tool-call format where its template has one (native.py);
     # "calculon": Calculon's own; "auto": native outside Calculon mode (see docs/benchmarks.md)
     tool_format: str = "auto"

@@ -40,7 +40,7 @@ from app.llm.local.answer_forms import (
 from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.calls import parse_calls
 from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
-from app.llm.local.decoder import Decoder, DecodeResult
+from app.llm.local.decoder import Decoder, DecodeResult, shared_prefix
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
 from app.llm.local.hinted import hinted_call
@@ -51,6 +51,7 @@ from app.llm.local.prompt_cache import PromptCache, state_key
 from app.llm.local.repeat import after_repeat
 from app.llm.local.sampling import GrammarError
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
+from app.llm.local.turn_states import MIN_GAIN, TurnStates
 from app.llm.local.worked_step import WorkedStep
 
 logger = logging.getLogger(__name__)
@@ -84,9 +85,10 @@ class StepRunner:
         *,
         bos_text: str = "",
         saved: tuple[PromptCache, Path] | None = None,  # where the prompt state is kept, and the model file
+        turns: TurnStates | None = None,  # the states after recent answers, for conversations continued
     ):
         self.model, self.format, self.policy = model, chat_format, policy
-        self.saved = saved
+        self.saved, self.turns = saved, turns
         self.decoder = Decoder(model)
         self.last: DecodeResult | None = None
         self._bos_text = bos_text
@@ -134,6 +136,8 @@ class StepRunner:
         for call in fresh:
             emit(ToolCallChunk(call))
         notices.extend(self._stop_notices(result))
+        if self.turns is not None and result.kind == "answer" and not fresh and not stop.is_set():
+            self.turns.keep(self.model)  # before StepDone: a command that exits after it keeps it too
         emit(StepDone(tokens=result.tokens, notices=tuple(notices)))
 
     def _fresh(self, calls: Sequence[ToolCall], request: ModelRequest) -> tuple[ToolCall, ...]:
@@ -184,6 +188,10 @@ class StepRunner:
         stop: threading.Event,
     ) -> DecodeResult:
         setup = PhaseSetup(grammar, stops_for(self.format), self.format.thinks, self.format.syntax)
+        if self.turns is not None:
+            have = shared_prefix(self.model.input_ids[: self.model.n_tokens], prompt)
+            if len(prompt) - have >= MIN_GAIN:  # much to read: a saved conversation may hold it
+                self.turns.resume(self.model, prompt, have)
         budget = min(self.policy.max_tokens, self.decoder.n_ctx - len(prompt))
         self.last = self.decoder.run(prompt, setup, budget, emit, stop)
         return self.last
