@@ -194,6 +194,15 @@ def retry_reask(failed: CallRecord) -> str:
     )
 
 
+def fix_first_reask(failed: CallRecord, fixes: Sequence[str]) -> str:
+    """The retry of a failed deed whose error names the call that fixes it, not made yet."""
+    first = _first_line(failed.result, 200)
+    return (
+        f"{RETRY_OPENING}{failed.tool} call failed ({first}) and its error names what to do first: "
+        f"make the {' or '.join(fixes)} call now, then the {failed.tool} call again."
+    )
+
+
 def unfinished(calls: Sequence[CallRecord]) -> CallRecord | None:
     """A call that failed, after which another tool's call worked and this tool was not called
     again: the fix the error asked for is made, the deed itself is not. Told "No changes staged

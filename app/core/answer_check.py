@@ -22,6 +22,7 @@ from app.core.acting import (
     UNTOUCHED_OPENING,
     act_reask,
     empty_result,
+    fix_first_reask,
     lookups,
     mentioned_tools,
     results_reask,
@@ -122,9 +123,14 @@ class AnswerCheck:
         if over and not (retry and self.retries < MAX_RETRIES):
             return False
         if retry:
-            self._retry(unfinished(calls))
+            left = unfinished(calls)
+            self._retry(left)
+            fixes = self._named_fixes(left) if left is not None else ()
+            if left is not None and fixes:
+                told, self.mentioned, self.must_call = fix_first_reask(left, fixes), fixes, True
         if failed is not None and told.startswith((FAILED_OPENING, EMPTY_OPENING)):
             self._to_fix(told, failed, fixers)
+            self.mentioned = self._named_fixes(failed) or self.mentioned
         if told == REFUSAL_REASK and self.act_asked >= 1 and turn.named:
             # refused twice where the question names a server on offer ("Check my memory",
             # "the shop database"): the next step calls one of its tools
@@ -153,6 +159,16 @@ class AnswerCheck:
         if told.startswith(EMPTY_OPENING) and sum(c.tool == failed.tool for c in calls) > 1:
             ran = {c.tool for c in calls}
             self.mentioned = tuple(n for n in lookups(fixers, failed.tool) if n.split(".")[-1] not in ran)
+
+    def _named_fixes(self, failed: CallRecord) -> tuple[str, ...]:
+        """The tools of its server a failed call's error names that have not worked since: told
+        "No changes staged for commit. Use git_add to stage changes first; git_status shows what
+        is currently staged", the 1.5B model ran git_status and git_show, and never git_add."""
+        calls = self.turn.outcome.tool_calls
+        since = calls[next((i for i, c in enumerate(calls) if c is failed), len(calls)) + 1 :]
+        ran = {c.tool for c in since if not c.failed} | {failed.tool}
+        named = mentioned_tools(failed.result, _server_specs(self.turn, failed.server))
+        return tuple(n for n in named if n.split(".")[-1] not in ran)
 
     def _planned(self, answer: str) -> str:
         """What a plan is told, and what its next step may call. A plan that names the tool to use

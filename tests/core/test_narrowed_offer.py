@@ -166,3 +166,20 @@ async def test_the_calculator_is_offered_only_once_the_turn_holds_a_number(tmp_p
     offered = {t.name for t in backend.requests[0].tools}
     assert "evaluate" not in offered and "read_text" in offered
     assert "evaluate" not in {t.name for t in backend.requests[0].listed}  # nor listed: it cannot be called
+
+
+async def test_a_failed_deed_whose_error_names_its_fix_has_that_call_made_next(tmp_path) -> None:
+    commit = ToolCallChunk(ToolCall("c1", "commit_changes", {"message": "Add draft"}))
+    looked = ToolCallChunk(ToolCall("c2", "list_staged", {}))
+    plan = "You would stage draft.txt and then commit it."
+    stage = ToolCallChunk(ToolCall("c3", "stage_file", {"name": "draft.txt"}))
+    again = ToolCallChunk(ToolCall("c4", "commit_changes", {"message": "Add draft"}))
+    steps = [[commit], [looked], [plan], [stage], ["Staged."], [again], ["Committed draft.txt."]]
+    asked = "Commit draft.txt with the message 'Add draft'."
+    outcome, backend = await files_turn(steps, asked, tmp_path, server="stager", script="stager.py")
+
+    fix = backend.requests[3]
+    assert "its error names what to do first: make the stage_file call now" in fix.messages[-1].text
+    assert fix.must_call and {t.name for t in fix.tools} == {"stage_file"}
+    assert "make the commit_changes call again" in backend.requests[5].messages[-1].text
+    assert outcome.tool_calls[-1].result == "Committed draft.txt: Add draft"
