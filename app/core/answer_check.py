@@ -30,6 +30,7 @@ from app.core.acting import (
     untouched_place,
 )
 from app.core.backend import BackendError
+from app.core.declined import changes_things
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolSpec
 from app.core.offer import as_spec
@@ -128,6 +129,10 @@ class AnswerCheck:
             fixes = self._named_fixes(left) if left is not None else ()
             if left is not None and fixes:
                 told, self.mentioned, self.must_call = fix_first_reask(left, fixes), fixes, True
+            elif left is not None and (deed := self._deed(left)):
+                # its fix made, a deed still undone is the next call: asked only, the 1.5B model
+                # staged draft.txt, repeated that, and was made to call git_show instead of git_commit
+                self.mentioned, self.must_call = (deed,), True
         if failed is not None and told.startswith((FAILED_OPENING, EMPTY_OPENING)):
             self._to_fix(told, failed, fixers)
             self.mentioned = self._named_fixes(failed) or self.mentioned
@@ -159,6 +164,12 @@ class AnswerCheck:
         if told.startswith(EMPTY_OPENING) and sum(c.tool == failed.tool for c in calls) > 1:
             ran = {c.tool for c in calls}
             self.mentioned = tuple(n for n in lookups(fixers, failed.tool) if n.split(".")[-1] not in ran)
+
+    def _deed(self, call: CallRecord) -> str:
+        """The name of the call's tool, where it changes things (app.core.declined); else ""."""
+        tools = self.turn.s.tools.list_tools()
+        info = next((t for t in tools if t.server == call.server and t.tool == call.tool), None)
+        return info.name if info is not None and changes_things(info) else ""
 
     def _named_fixes(self, failed: CallRecord) -> tuple[str, ...]:
         """The tools of its server a failed call's error names that have not worked since: told

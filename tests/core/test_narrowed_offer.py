@@ -181,5 +181,7 @@ async def test_a_failed_deed_whose_error_names_its_fix_has_that_call_made_next(t
     fix = backend.requests[3]
     assert "its error names what to do first: make the stage_file call now" in fix.messages[-1].text
     assert fix.must_call and {t.name for t in fix.tools} == {"stage_file"}
-    assert "make the commit_changes call again" in backend.requests[5].messages[-1].text
+    retry = backend.requests[5]
+    assert "make the commit_changes call again" in retry.messages[-1].text
+    assert retry.must_call and {t.name for t in retry.tools} == {"commit_changes"}  # the deed, undone
     assert outcome.tool_calls[-1].result == "Committed draft.txt: Add draft"
