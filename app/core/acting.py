@@ -27,6 +27,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from app.core.declined import only_asks
 from app.core.messages import ToolSpec
 from app.core.named import places
 from app.core.numbers import find_numbers
@@ -99,6 +100,22 @@ REFUSAL_REASK = (
     "You have tools for this. If one of them fits the request, do the task with it now; "
     "if none fits, say which tool would be needed."
 )
+
+
+# A deed claimed done before any call: "I have deleted all information about Bob" came back for
+# "Forget everything you know about Bob." with no call made. Nothing was done; the claim is false.
+_CLAIMS_DEED = re.compile(
+    # the app's own claim ("I have", "has been"), not a story's past ("40 dollars were saved")
+    r"\b(?:I(?:'ve|\s+have)|(?:has|have)\s+been)\s+(?:\w+\s+)?"
+    r"(?:deleted|removed|created|saved|added|written|updated|changed|renamed|moved|committed|staged|"
+    r"stored|noted|recorded|forgotten|erased|set|made|sent|inserted)\b",
+    re.IGNORECASE,
+)
+NOTHING_DONE_OPENING = "No tool call was made, so nothing has been done yet."
+
+
+def nothing_done_reask(asked: str) -> str:
+    return f"{NOTHING_DONE_OPENING} Do what I asked with a tool call now: {asked.strip()}"
 
 
 def _first_line(error: str, limit: int) -> str:
@@ -339,6 +356,8 @@ def act_reask(
     failed = calls[-1] if calls and calls[-1].failed else None
     if failed is not None and NOT_APPROVED in failed.result:
         return None  # the user declined the call: not the model's to retry
+    if not calls and _CLAIMS_DEED.search(answer) and not only_asks(asked):
+        return nothing_done_reask(asked), True
     ran = [c.tool for c in calls if not c.failed]
     if failed is not None and not failed.result.startswith(REFUSED_HERE) and (planned or gives_up):
         return failed_reask(failed.result, lookups(fixers or specs, failed.tool, ran)), True

@@ -377,3 +377,18 @@ def test_a_create_that_made_nothing_is_asked_again_naming_the_tools_that_change_
     searched = CallRecord("memory", "search_nodes", {"query": "Carol"}, "[]", False, 1.0)
     told = act_reask("I'm sorry, I can't.", "What does Carol do?", memory, [searched])
     assert told is not None and "may exist already" not in told[0]  # a search makes nothing
+
+
+def test_a_deed_claimed_done_before_any_call_is_asked_for_with_a_call() -> None:
+    memory = [ToolSpec("delete_entities", "", {"type": "object"}, server="memory")]
+    asked = "Forget everything you know about Bob."
+    told = act_reask("I have deleted all information about Bob from my knowledge base.", asked, memory, [])
+    assert told == (
+        f"No tool call was made, so nothing has been done yet. Do what I asked with a tool call now: {asked}",
+        True,
+    )
+    gone = CallRecord("memory", "delete_entities", {"entityNames": ["Bob"]}, "Entities deleted", False, 1.0)
+    assert act_reask("I have deleted Bob.", asked, memory, [gone]) is None  # done by the call
+    assert act_reask("It has been created in March.", "When was the repository created?", memory, []) is None
+    story = "Sam saved 40 dollars and then 15 more. How much was saved?"
+    assert act_reask("In total 55 dollars were saved.", story, memory, []) is None  # a story's past

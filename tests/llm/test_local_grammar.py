@@ -174,6 +174,19 @@ def test_a_call_repeated_within_the_turn_is_recognised() -> None:
     assert not repeats_earlier_call(call, [*earlier_turn, Message("user", "new question")])
 
 
+def test_a_failed_call_made_again_after_another_call_worked_is_no_repeat() -> None:
+    commit = ToolCall("c1", "git_commit", {"message": "Add draft"})
+    add = ToolCall("c2", "git_add", {"files": ["draft.txt"]})
+    failed = Message("tool", "No changes staged for commit.", tool_call_id="c1", is_error=True)
+    asked = Message("user", "Commit draft.txt")
+    before_fix = [asked, Message("assistant", "", (commit,)), failed]
+    assert repeats_earlier_call(dataclasses.replace(commit, id="c3"), before_fix)  # nothing changed since
+    staged = Message("tool", "Files staged successfully", tool_call_id="c2")
+    after_fix = [*before_fix, Message("assistant", "", (add,)), staged]
+    assert not repeats_earlier_call(dataclasses.replace(commit, id="c3"), after_fix)
+    assert repeats_earlier_call(dataclasses.replace(add, id="c4"), after_fix)  # it worked: a repeat
+
+
 def test_calls_are_counted_from_the_latest_user_message() -> None:
     call = ToolCall("c1", "add", {"a": 1, "b": 2})
     messages = [

@@ -97,9 +97,18 @@ def calls_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = 
 def repeats_earlier_call(
     call: ToolCall, messages: Sequence[Message], backed: Sequence[str] | None = None
 ) -> bool:
-    """Whether this turn already made the same call: its result is in the conversation."""
-    earlier = (c for m in this_turn(messages, backed) if m.role == "assistant" for c in m.tool_calls)
-    return any(_same(c, call) for c in earlier)
+    """Whether this turn already made the same call: its result is in the conversation. A call
+    that failed and after which another call worked is made afresh: told "No changes staged.
+    Use git_add first", the 1.5B model staged the file, and its commit, the same call as the one
+    that had failed, was dropped as a repeat."""
+    turn = this_turn(messages, backed)
+    failed = {m.tool_call_id for m in turn if m.role == "tool" and (m.is_error or looks_failed(m.text))}
+    worked = [i for i, m in enumerate(turn) if m.role == "tool" and m.tool_call_id not in failed]
+    for i, message in enumerate(turn):
+        for earlier in message.tool_calls if message.role == "assistant" else ():
+            if _same(earlier, call) and not (earlier.id in failed and any(w > i for w in worked)):
+                return True
+    return False
 
 
 def _same(one: ToolCall, other: ToolCall) -> bool:

@@ -12,9 +12,7 @@ staged: list[str] = []
 def commit_changes(message: str) -> str:
     """Record the staged changes with a message."""
     if not staged:
-        raise ToolError(
-            "Nothing staged. Use stage_file to stage it first; list_staged shows what is staged."
-        )
+        raise ToolError("Nothing staged. Use stage_file to stage it first; list_staged shows what is staged.")
     return f"Committed {', '.join(staged)}: {message}"
 
 
