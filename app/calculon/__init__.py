@@ -32,7 +32,7 @@ from app.calculon.verdict import ARITHMETIC_TOOLS, asks_an_operation, judge
 from app.calculon.worked import inline_result, worked_answer
 from app.core.backend import FormulaHint, WorkedAnswer
 from app.core.named import without_names, without_quoted_words
-from app.core.numbers import find_numbers
+from app.core.numbers import DOTTED, find_numbers
 from app.core.records import CallRecord
 from app.core.tools import CheckResult, TurnFacts, Verdict
 
@@ -90,9 +90,10 @@ class CalculonMode(CalculonVerifier):
 
     def holds_numbers(self, texts: Sequence[str]) -> bool:
         """Whether any of ``texts`` (the user's words, tool results) holds a number to calculate
-        with, in digits or words, or a constant ("pi times e"); the digits of paths, URLs and file
-        names are none."""
-        return any(find_numbers(without_names(text)) or _CONSTANT.search(text) for text in texts)
+        with, in digits or words, or a constant ("pi times e"); the digits of paths, URLs, file
+        names and versions ("0.4.2") are none: the calculator's grammar takes no operand from them."""
+        kept = (DOTTED.sub(" ", without_names(text)) for text in texts)
+        return any(find_numbers(text) for text in kept) or any(_CONSTANT.search(text) for text in texts)
 
     def readings(self, asked: str, results: Sequence[str] = ()) -> tuple[str, ...]:
         """The question's likeliest formulas, as the calculator takes them (for a re-ask): the

@@ -52,7 +52,9 @@ _STEPS = re.compile(_STEP_WORDS, re.IGNORECASE)
 _PLAN = re.compile(
     _STEP_WORDS + r"|\byou\s+(?:can|could|would|should|might)\s+(?:use|call|run|try)\b"
     r"|\b(?:i(?:'ll|\s+will|\s+would)|let(?:'s|\s+us|\s+me))\s+(?:first\s+)?"
-    r"(?:use|call|run|read|list|check|open|fetch|query|create|write|search|look|get|start|add|make|save)\b",
+    # "I will execute a SELECT query on the SQLite database": a plan, the query never sent
+    r"(?:use|call|run|read|list|check|open|fetch|query|create|write|search|look|get|start|add|make|save|"
+    r"execute|perform|retrieve|count|determine)\b",
     re.IGNORECASE,
 )
 # Words of giving up: an apology, or the model's own inability. "That cannot be done: it is

@@ -40,6 +40,10 @@ from fractions import Fraction
 
 from app.core import number_words
 
+# A version or an address ("0.4.2", "2.1.0", "192.168.1.1"): an identifier written with digits,
+# whose parts are no quantities
+DOTTED = re.compile(r"(?<![\w.])[0-9]{1,6}(?:\.[0-9]{1,6}){2,5}(?![\w.]*[0-9])")
+
 MAX_EXPONENT = 10_000  # beyond this a power is not expanded, so no value backs it
 MAX_DIGITS = 12_000  # a longer run of digits is not read (the calculator writes at most 10,000)
 

@@ -260,3 +260,10 @@ def test_one_files_count_for_a_together_question_is_only_read_not_verified() -> 
     assert verdict(asked, [notes, todo, summed], "21").kind == "computed"
     plain = "How many lines does /w/notes.txt have?"
     assert verdict(plain, [notes], "13").kind == "verified"  # a count read is the answer
+
+
+def test_a_version_a_path_or_a_file_name_holds_no_number_to_calculate_with():
+    mode = CalculonMode()
+    assert not mode.holds_numbers(["Current version: 0.4.2", "What version is in /w/task1/README.md?"])
+    assert mode.holds_numbers(["Version 2.1.0: 48213 downloads"])
+    assert mode.holds_numbers(["Twelve birds sat on a wire."]) and mode.holds_numbers(["What is pi times e?"])

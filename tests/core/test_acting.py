@@ -379,6 +379,13 @@ def test_a_create_that_made_nothing_is_asked_again_naming_the_tools_that_change_
     assert told is not None and "may exist already" not in told[0]  # a search makes nothing
 
 
+def test_a_promise_to_execute_the_query_before_any_call_is_a_plan() -> None:
+    asked = "How many products are in the shop database?"
+    promise = "To determine the number of products, I will execute a SELECT query on the SQLite database."
+    told = act_reask(promise, asked, [READ], [])
+    assert told is not None and told[0] == ACT_REASK
+
+
 def test_a_deed_claimed_done_before_any_call_is_asked_for_with_a_call() -> None:
     memory = [ToolSpec("delete_entities", "", {"type": "object"}, server="memory")]
     asked = "Forget everything you know about Bob."

@@ -24,11 +24,10 @@ from typing import Any
 
 from app.calculon.forms import MAX_DIGITS, exact_forms, grouped, rounded_forms
 from app.calculon.output import ROUNDING_NOTE, without_note
-from app.core.numbers import find_numbers
+from app.core.numbers import DOTTED, find_numbers
 
 _INTEGER = re.compile(r"-?[0-9]+")
 _PLAIN_NUMBER = re.compile(r"-?[0-9][0-9,]*(?:\.[0-9]+)?")
-_DOTTED = re.compile(r"(?<![\w.])[0-9]{1,6}(?:\.[0-9]{1,6}){2,5}(?![\w.]*[0-9])")
 PRIMITIVES = ("number", "integer", "string")  # the converter's rule names that are redefined here
 # Numerals other than ASCII digits ("½", "²", "٣"): numbers too, that no backed form holds.
 _NUMERALS = (
@@ -103,7 +102,7 @@ def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
         notes.update(ROUNDING_NOTE.findall(source))
         # a version's parts are no quantities: the 1.5B model, asked for the downloads of versions
         # 2.1.0 and 2.0.3 together, sent 2.1 + 2.0 - 48213 + 30877
-        for mention in find_numbers(_DOTTED.sub(" ", without_note(source))):
+        for mention in find_numbers(DOTTED.sub(" ", without_note(source))):
             if _PLAIN_NUMBER.fullmatch(mention.text) and len(mention.text) <= MAX_DIGITS:
                 written.add(mention.text)
             values.update(mention.values() if parts else (r.value for r in mention.readings))
@@ -114,7 +113,7 @@ def backed_forms(texts: Iterable[str], *, parts: bool = True) -> BackedForms:
     text |= {grouped(f) for f in text}
     # a version or an address ("0.4.2", "192.168.1.1") is written whole: read as numbers it is
     # 0.4 and 2, and the answer's grammar stopped "version 0.4.2" at "0.4."
-    text |= {m.group(0) for source in texts for m in _DOTTED.finditer(without_note(source))}
+    text |= {m.group(0) for source in texts for m in DOTTED.finditer(without_note(source))}
     integers = {f for f in exact if "." not in f}
     return BackedForms(frozenset(text), frozenset(exact), frozenset(integers), percent, frozenset(notes))
 
