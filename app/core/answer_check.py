@@ -196,6 +196,11 @@ class AnswerCheck:
         self.must_call = bool(self.mentioned)
         if named and not self.mentioned:
             return results_reask(turn.user_text)
+        calculates = getattr(turn.s.verifier, "calculates", None)
+        if not named and calculates is not None and any(calculates(t) for t in ran):
+            # the calculation ran ("15 * 6" gave 90) and the answer describes it ("we need to
+            # multiply the cost per user by the number of users"): the result is above, answer it
+            return results_reask(turn.user_text)
         if not named and turn.named:
             self.must_call = self.named_only = True
         return ACT_REASK

@@ -185,3 +185,14 @@ async def test_a_failed_deed_whose_error_names_its_fix_has_that_call_made_next(t
     assert "make the commit_changes call again" in retry.messages[-1].text
     assert retry.must_call and {t.name for t in retry.tools} == {"commit_changes"}  # the deed, undone
     assert outcome.tool_calls[-1].result == "Committed draft.txt: Add draft"
+
+
+async def test_a_plan_after_its_calculation_ran_is_asked_for_the_answer(tmp_path) -> None:
+    times = ToolCallChunk(ToolCall("c1", "evaluate", {"expression": "15 * 6"}))
+    plan = "We need to multiply the cost per user by the number of users."
+    asked = "What would the Team plan cost per month for 6 users, at 15 dollars a user?"
+    outcome, backend = await files_turn([[times], [plan], ["It would cost 90 dollars."]], asked, tmp_path)
+
+    # the result (90) is above: the request again, not "do the task with the next tool call"
+    assert backend.requests[2].messages[-1].text == f"Using the tool results above, do what I asked: {asked}"
+    assert outcome.answer == "It would cost 90 dollars."
