@@ -173,6 +173,20 @@ async def until(what: str, probe: Callable[[], Any], timeout: float = 60) -> Any
     raise TimeoutError(f"timed out waiting for {what}")
 
 
+async def settled_height(view: Any) -> int:
+    """The view's height once the page's size-changed messages have been applied: the same on
+    three readings in a row. Read at once, under the full suite's load, the inline height was
+    taken before the page had sized itself, and differed from the same height read later."""
+    readings: list[int] = []
+
+    def steady() -> bool:
+        readings.append(view.height())
+        return len(readings) >= 3 and len(set(readings[-3:])) == 1
+
+    await until("the view's height to settle", steady, timeout=10)
+    return readings[-1]
+
+
 def frame_js(view: Any, script: str) -> asyncio.Future[Any]:
     """``script``'s value in the app's own frame (the sandboxed iframe), which the page cannot hide."""
     future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -350,7 +364,7 @@ async def display_context_and_close(window: Any, backend: Any) -> dict[str, Any]
         "the third app to connect",
         lambda: _when(lambda: frame_js(view, status), lambda s: s and s.startswith("connected")),
     )
-    seen: dict[str, Any] = {"inline_height": view.height()}
+    seen: dict[str, Any] = {"inline_height": await settled_height(view)}
     seen["fullscreen"] = await page_request(view, "ui/request-display-mode", {"mode": "fullscreen"})
     seen["page_told"] = await until("the page told", lambda: frame_js(view, "document.body.dataset.mode"))
     seen["fullscreen_height"] = view.height()
@@ -362,7 +376,7 @@ async def display_context_and_close(window: Any, backend: Any) -> dict[str, Any]
     history = backend.requests[-1].messages
     seen["context_sent"] = [m.tool_name for m in history if m.role == "tool" and said in m.text]
     seen["inline"] = await page_request(view, "ui/request-display-mode", {"mode": "inline"})
-    seen["inline_height_after"] = view.height()
+    seen["inline_height_after"] = await settled_height(view)
     bridge = view.bridge
     window.close()
     seen["close_answered"] = await until("the page's answer", lambda: bridge.torn_down, timeout=5)

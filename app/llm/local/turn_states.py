@@ -33,7 +33,9 @@ MIN_GAIN = 32  # fewer tokens saved than this: reading them is as quick as loadi
 class TurnStates:
     def __init__(self, folder: Path, model_path: Path, n_ctx: int) -> None:
         self.cache = PromptCache(folder)
-        self.index = folder / "turns.json"
+        # one index per model file and context size: each prunes its own states (a shared one
+        # named another model's files by this model's keys, and left them on disk)
+        self.index = folder / f"turns-{state_key(model_path, [], n_ctx)[:16]}.json"
         self.model_path, self.n_ctx = model_path, n_ctx
 
     def resume(self, model: llama_cpp.Llama, prompt: Sequence[int], have: int) -> int:
