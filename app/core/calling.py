@@ -43,7 +43,7 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
     idle = _idle(turn, server, tool, call)
     if idle:
         return not_run(idle)
-    results = [m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error]
+    results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
     unread = unread_edit(tool, call.arguments, results, turn.user_text)
     if unread:
         turn.emit(ev.Notice, message=f"Not run: {unread}.")

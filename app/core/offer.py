@@ -13,14 +13,16 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from app.core import events as ev
-from app.core.acting import opens_with_call, place_servers, takes_place, with_place
+from app.core.acting import opens_with_call
 from app.core.declined import changes_things, declined_verbs, only_asks, rules_out
 from app.core.messages import ToolSpec
+from app.core.places import place_servers, takes_place, with_place
 from app.core.toolrun import REFUSED_HERE
 from app.core.tools import Source, ToolInfo
 from app.core.zones import with_zones
 
 Offered = list[tuple[ToolInfo, float]]
+Standing = Callable[[str, str], bool]  # whether a tool (its server, its bare name) can be called this step
 
 
 class OfferingTurn(Protocol):
@@ -60,7 +62,7 @@ def step_specs(turn: OfferingTurn, offered: Offered) -> tuple[ToolSpec, ...]:
     return tuple(with_place(s, place) for s in specs) if place else specs
 
 
-def listed(turn: OfferingTurn, ranked: Offered, offered: Offered) -> tuple[ToolSpec, ...]:
+def listed(turn: OfferingTurn, ranked: Offered, offered: Offered, stays: Standing) -> tuple[ToolSpec, ...]:
     """The tools the step's prompt lists: those listed at the turn's earlier steps, then the ones
     retrieval ranked and the step may call that are new. Narrowing changes what a step may call
     (``offered``), not this list, so the local model reads its prompt's opening once a turn."""
@@ -75,13 +77,11 @@ def listed(turn: OfferingTurn, ranked: Offered, offered: Offered) -> tuple[ToolS
     # a tool the whole step cannot call leaves the prompt too (once or twice a turn, unlike the
     # narrowing): listed still, the calculator refused for a count the app had made, the 1.5B
     # model opened its call again and was made to call another tool, read_text_file, instead
-    stays = _standing(turn)
     return tuple(s for s in turn.listed if stays(s.server, s.name.rsplit(".", 1)[-1]))
 
 
-def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offered, bool]:
+def narrowed(turn: OfferingTurn, offered: Offered, step_no: int, stays: Standing) -> tuple[Offered, bool]:
     """The step's tools, and whether the step must open with a call of one (a file or page named)."""
-    stays = _standing(turn)
     offered = [(t, score) for t, score in offered if stays(t.server, t.tool)]
     check = turn.check
     if check.server_only:  # every tool of the server whose call failed (the filters below may narrow it)
@@ -98,7 +98,7 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
         offered = _only(offered, lambda t: t.name in check.mentioned)
     if check.place:
         # the tools that can take the named place no call has used: their place held to it
-        # (app.core.acting.with_place). Made to call another tool, the 1.5B model read the
+        # (app.core.places.with_place). Made to call another tool, the 1.5B model read the
         # log it had read again, with read_file, where the count was to be saved in errors.txt
         offered = _only(offered, lambda t: takes_place(as_spec(t)))
     check.calculate_only = check.named_only = False
@@ -114,7 +114,7 @@ def narrowed(turn: OfferingTurn, offered: Offered, step_no: int) -> tuple[Offere
     return [(t, score) for t, score in offered if t.server in places], True
 
 
-def _standing(turn: OfferingTurn) -> Callable[[str, str], bool]:
+def standing(turn: OfferingTurn) -> Standing:
     """Whether a tool (its server, its bare name) can be called at all this step: not where its
     calculation was refused this turn (app.calculon.idle), nor a calculating tool while the turn
     holds no number. After creating a folder, the 1.5B model opened a call of evaluate, whose

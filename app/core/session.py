@@ -39,7 +39,7 @@ from app.core.backend import (
 )
 from app.core.calling import counted, inserted, refusal
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.offer import listed, narrowed, step_specs
+from app.core.offer import listed, narrowed, standing, step_specs
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
@@ -283,9 +283,9 @@ class _Turn:
             offered, selected = self.s.offer(context)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
             offered, selected = await asyncio.to_thread(self.s.offer, context)
-        ranked = offered
-        offered, opens = narrowed(self, offered, step_no)
-        shown = listed(self, ranked, offered)
+        ranked, stays = offered, standing(self)  # read once a step: it looks for numbers in every result
+        offered, opens = narrowed(self, offered, step_no, stays)
+        shown = listed(self, ranked, offered, stays)
         self.emit(
             ev.StepStarted,
             step=step_no,

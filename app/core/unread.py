@@ -11,7 +11,7 @@ conversation, or in quotes in the user's words; else the model is told to read t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 UNREAD_NOT_RUN = "Not run (the text it replaces was never read):"
@@ -20,12 +20,15 @@ _OLD_KEY = re.compile(r"^old_?(text|str|string)$", re.IGNORECASE)
 _QUOTED = re.compile(r"""'([^']+)'|"([^"]+)"|‘([^’]+)’|“([^”]+)”|`([^`]+)`""")
 
 
-def unread_edit(tool: str, arguments: Mapping[str, Any], results: Sequence[str], user_text: str) -> str:
-    """Why the edit is not run (the text it would replace, read nowhere), or ""."""
+def unread_edit(tool: str, arguments: Mapping[str, Any], results: Iterable[str], user_text: str) -> str:
+    """Why the edit is not run (the text it would replace, read nowhere), or "". ``results`` is
+    read only for a call that replaces text: most calls are no edit."""
+    olds = [old for old in _old_texts(arguments) if old.strip()]
+    if not olds:
+        return ""
+    results = list(results)
     quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(user_text)]
-    for old in _old_texts(arguments):
-        if not old.strip():
-            continue
+    for old in olds:
         if any(old in text for text in results) or any(old in q for q in quoted):
             continue
         shown = old if len(old) <= 60 else old[:57] + "..."
