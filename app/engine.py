@@ -16,6 +16,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Collection
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ class Engine:
         self._load_lock = asyncio.Lock()
         self._sinks: list[ev.EventSink] = []
         self._session: ChatSession | None = None
-        self._restored: tuple[list[Message], list[Source]] = ([], [])  # history a new session starts with
+        self._restored: tuple[list[Message], list[Source], Fraction | None] = ([], [], None)
         self._started = False
         self.supervisor.subscribe(self._emit)
         self.subscribe(self.asker.watch)
@@ -302,13 +303,15 @@ class Engine:
     def session(self) -> ChatSession | None:
         return self._session
 
-    def restore_history(self, history: list[Message], sources: list[Source]) -> None:
-        """The next turn continues a saved conversation (empty lists: a new one)."""
-        self._restored = (history, sources)
+    def restore_history(
+        self, history: list[Message], sources: list[Source], earlier: Fraction | None = None
+    ) -> None:
+        """The next turn continues a saved conversation (empty: a new one); "that" is its last result."""
+        self._restored = (history, sources, earlier)
         self.approvals.new_conversation()  # "allow for this conversation" ends with it
         self.app_contexts.clear()
         if self._session is not None:
-            self._session.restore(list(history), list(sources))
+            self._session.restore(list(history), list(sources), earlier)
 
     async def ask(self, text: str) -> TurnOutcome:
         """Run one turn (starting servers and loading the model first if needed)."""
@@ -355,7 +358,7 @@ class Engine:
             approve=self.approvals,
             trusted=self.trusted,
         )
-        session.restore(list(self._restored[0]), list(self._restored[1]))
+        session.restore(list(self._restored[0]), list(self._restored[1]), self._restored[2])
         session.subscribe(self._emit)
         self._session = session
         return session

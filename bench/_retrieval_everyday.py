@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from app.calculon import ARITHMETIC_TOOLS, CalculonMode
+from app.core.offer import ranked_offer, ruled_out
 from app.core.tools import ToolInfo
 from app.mcp.config import DEFAULT_BUNDLED, bundled_entry
 from app.mcp.retrieval import Encoder, ToolRetriever
@@ -99,11 +101,27 @@ def rank_everyday(
 ) -> EverydayRun:
     """Each phrasing's ``top`` among ``tools``, by the retriever the app builds for ``kind``; the
     phrasings are the set ``name``'s unless given."""
-    retriever = ToolRetriever(encoder=encoder, encoder_kind=kind, cache_root=cache_root)
+    # threshold 0: ranked however few the tools (the app offers every tool below its threshold)
+    retriever = ToolRetriever(
+        encoder=encoder, encoder_kind=kind, cache_root=cache_root, top_k=top, threshold=0
+    )
     retriever.refresh_blocking(tools)
     asked = SETS[name] if phrasings is None else phrasings
-    rows = tuple(Ranked(p, tuple(r.tool.name for r in retriever.rank(p.text, tools, top))) for p in asked)
+    rows = tuple(Ranked(p, first_offered(retriever, tools, p.text)) for p in asked)
     return EverydayRun(kind, name, len(tools), rows)
+
+
+def first_offered(retriever: ToolRetriever, tools: Sequence[ToolInfo], asked: str) -> tuple[str, ...]:
+    """The tools the app's first step offers for ``asked`` in Calculon mode, best first: retrieval's
+    ranking, less what the step cannot call (a change where the request only asks, a calculator
+    while it holds no number), whose places the next ranked take (app.core.offer.ranked_offer)."""
+    out, numbered = ruled_out(asked), CalculonMode().holds_numbers([asked])
+
+    def keep(tool: ToolInfo) -> bool:
+        return not out(tool) and (numbered or tool.tool not in ARITHMETIC_TOOLS)
+
+    offered, _ = ranked_offer(retriever, list(tools), asked, keep)
+    return tuple(t.name for t, _ in offered if keep(t))[: retriever.top_k]
 
 
 def measure(

@@ -28,6 +28,7 @@ from app.calculon.idle import idle_reason
 from app.calculon.output import call_formula
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
+from app.calculon.stated import stated_result
 from app.calculon.verdict import ARITHMETIC_TOOLS, asks_an_operation, judge
 from app.calculon.worked import inline_result, worked_answer
 from app.core.backend import FormulaHint, WorkedAnswer
@@ -79,6 +80,10 @@ class CalculonMode(CalculonVerifier):
         if not reason and asked and any(answers_by_count(asked, c.result) for c in read):
             return f"{' '.join(formula.split())} is not needed: the app counted what the question asks"
         return reason
+
+    def stated_result(self, answer: str, asked: str, calls: Sequence[CallRecord]) -> str:
+        """The last calculation and its result, where the answer states no number (app.calculon.stated)."""
+        return stated_result(answer, asked, calls)
 
     def asks_an_operation(self, asked: str) -> bool:
         """Whether the question names an operation, not only numbers (app.calculon.verdict)."""

@@ -37,6 +37,11 @@ def labelled_formula(asked: str, calls: Sequence[CallRecord]) -> str:
     return "; ".join(lines)
 
 
+def result_line(call: CallRecord) -> str:
+    """A calculation and what it gave, as a person writes it: ``27 − 18 = 9``."""
+    return f"{_expression(call)} = {_result_text(call.result)}"
+
+
 def result_values(result: str) -> list[Fraction]:
     """The values a tool result states, the calculator's rounding note left out."""
     return [v for m in find_numbers(without_note(result)) for v in m.values()]

@@ -167,14 +167,15 @@ class AskSaving:
 
     @staticmethod
     def _continued(args: argparse.Namespace, history: History, engine: Engine) -> str | None:
-        from app.history.restore import model_history
+        from app.history.restore import earlier_result, model_history
 
         if args.continue_id is None:
             return None
         found = history.latest() if args.continue_id == LATEST else history.get(args.continue_id)
         if found is None:
             raise LookupError(f"no conversation {args.continue_id!r} to continue")
-        engine.restore_history(*model_history(history.events(found.id)))
+        events = history.events(found.id)
+        engine.restore_history(*model_history(events), earlier_result(events))
         return found.id
 
     @property

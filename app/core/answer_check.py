@@ -228,6 +228,15 @@ class AnswerCheck:
         verdict = self._verdict(answer, check) if verifier is not None else None
         if verdict is not None and verdict.kind == "not_calculated" and self._ask_to_calculate():
             return True
+        stated = getattr(verifier, "stated_result", None)
+        line = stated(answer, turn.user_text, turn.outcome.tool_calls) if stated is not None else ""
+        if line and verifier is not None:
+            turn.emit(
+                ev.Notice,
+                message="The model's answer stated no number; the answer is the calculator's last result.",
+            )
+            answer, check = line, verifier.check(line, turn.all_sources())
+            verdict = self._verdict(answer, check)
         self._record(answer, check, verdict)
         return False
 
@@ -271,6 +280,9 @@ class AnswerCheck:
             unbacked=check.unbacked,
             backing=outcome.backing,
             untrusted=outcome.untrusted,
+            value=str(self.earlier)
+            if outcome.shown_verdict == "verified" and self.earlier is not None
+            else "",
         )
 
     def _ask_to_calculate(self) -> bool:

@@ -197,6 +197,9 @@ class AnswerReady(Event):
     # numbers that only an untrusted server's result backs, each with that server: such an
     # answer is shown "from SERVER", never plainly verified
     untrusted: tuple[tuple[str, str], ...] = ()
+    # a verified answer's result, exact ("84", "3/4"): what "that" stands for in the next question,
+    # also once the conversation is reopened (app.history.restore.earlier_result)
+    value: str = ""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

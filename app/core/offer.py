@@ -18,7 +18,7 @@ from app.core.declined import changes_things, declined_verbs, only_asks, rules_o
 from app.core.messages import ToolSpec
 from app.core.places import place_servers, takes_place, with_place
 from app.core.toolrun import REFUSED_HERE
-from app.core.tools import Source, ToolInfo
+from app.core.tools import Source, ToolInfo, ToolSelector
 from app.core.zones import with_zones
 
 Offered = list[tuple[ToolInfo, float]]
@@ -60,6 +60,25 @@ def step_specs(turn: OfferingTurn, offered: Offered) -> tuple[ToolSpec, ...]:
         )
     place, turn.check.place = turn.check.place, ""  # held for this step only
     return tuple(with_place(s, place) for s in specs) if place else specs
+
+
+def ranked_offer(
+    selector: ToolSelector | None, every: list[ToolInfo], context: str, keep: Callable[[ToolInfo], bool]
+) -> tuple[Offered, bool]:
+    """The tools retrieval ranks for the step, and whether it chose among them. Those the step
+    cannot call (``keep`` says no) take no place of one it can: the next ranked fill their places,
+    and they stay in the list for the narrowing to drop and name. For "How many commits are in the
+    git repository?" git_commit and git_add ranked first and second, and git_log, 7th, was never
+    offered."""
+    chosen = selector.select(context, every) if selector is not None else None
+    if chosen is None:
+        return [(t, 1.0) for t in every], False
+    dropped = [(t, score) for t, score in chosen if not keep(t)]
+    if not dropped:
+        return chosen, True
+    callable_ = [t for t in every if keep(t)]
+    refill = selector.select(context, callable_) if selector is not None else None
+    return [*dropped, *(refill if refill is not None else [(t, 1.0) for t in callable_])], True
 
 
 def listed(turn: OfferingTurn, ranked: Offered, offered: Offered, stays: Standing) -> tuple[ToolSpec, ...]:
@@ -125,6 +144,13 @@ def standing(turn: OfferingTurn) -> Standing:
     if calculates is None or numbered is None or numbered([s.text for s in turn.all_sources()]):
         return lambda server, tool: server != turn.idle_server
     return lambda server, tool: server != turn.idle_server and not calculates(tool)
+
+
+def callable_now(turn: OfferingTurn, stays: Standing) -> Callable[[ToolInfo], bool]:
+    """Whether the step can call a tool: it stands (:func:`standing`) and the request does not
+    rule it out (:func:`ruled_out`)."""
+    out = ruled_out(turn.user_text)
+    return lambda tool: stays(tool.server, tool.tool) and not out(tool)
 
 
 def _only(offered: Offered, fits: Callable[[ToolInfo], bool]) -> Offered:

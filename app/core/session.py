@@ -39,7 +39,7 @@ from app.core.backend import (
 )
 from app.core.calling import counted, inserted, refusal
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.offer import listed, narrowed, standing, step_specs
+from app.core.offer import callable_now, listed, narrowed, ranked_offer, standing, step_specs
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
@@ -128,12 +128,12 @@ class ChatSession:
         self._sources.clear()
         self._earlier = None
 
-    def restore(self, history: list[Message], sources: list[Source]) -> None:
-        """Continue a saved conversation (:mod:`app.history`): its messages and what backs its numbers,
-        each server's results trusted as the settings say now."""
+    def restore(self, history: list[Message], sources: list[Source], earlier: Fraction | None = None) -> None:
+        """Continue a saved conversation (:mod:`app.history`): its messages, what backs its numbers
+        (each server's results trusted as the settings say now), and its last verified result."""
         marked = [dataclasses.replace(s, trusted=self.trusted(s.server)) if s.server else s for s in sources]
         self.history[:], self._sources[:] = history, marked
-        self._earlier = None  # a reopened conversation's "that" is not taken as established
+        self._earlier = earlier
 
     async def run_turn(self, text: str, context: Sequence[AppContext] = ()) -> TurnOutcome:
         if self._task is not None:
@@ -150,12 +150,10 @@ class ChatSession:
     def emit(self, event: ev.Event) -> None:
         ev.deliver(self._sinks, event)
 
-    def offer(self, context: str) -> tuple[list[tuple[ToolInfo, float]], bool]:
-        every = self.tools.list_tools()
-        chosen = self.selector.select(context, every) if self.selector else None
-        if chosen is None:
-            return [(t, 1.0) for t in every], False
-        return chosen, True
+    def offer(
+        self, context: str, keep: Callable[[ToolInfo], bool] = lambda tool: True
+    ) -> tuple[list[tuple[ToolInfo, float]], bool]:
+        return ranked_offer(self.selector, self.tools.list_tools(), context, keep)
 
 
 async def _refused(result: ToolResult) -> tuple[ToolResult, float]:
@@ -279,11 +277,13 @@ class _Turn:
         # Retrieval ranks the user's own words: never the app's re-ask text, whose words
         # ("calculator", "numbers") would rank tools that do not fit the question.
         context = self.user_text
+        stays = standing(self)  # read once a step: it looks for numbers in every result
+        keep = callable_now(self, stays)
         if self.s.selector is None:
-            offered, selected = self.s.offer(context)
+            offered, selected = self.s.offer(context, keep)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
-            offered, selected = await asyncio.to_thread(self.s.offer, context)
-        ranked, stays = offered, standing(self)  # read once a step: it looks for numbers in every result
+            offered, selected = await asyncio.to_thread(self.s.offer, context, keep)
+        ranked = offered
         offered, opens = narrowed(self, offered, step_no, stays)
         shown = listed(self, ranked, offered, stays)
         self.emit(

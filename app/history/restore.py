@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
 from app.core import events as ev
@@ -78,6 +79,27 @@ def model_history(events: Iterable[ev.Event]) -> tuple[list[Message], list[Sourc
                 _step_event(turn, event)
     _keep(turn, messages, sources)
     return messages, sources
+
+
+def earlier_result(events: Iterable[ev.Event]) -> Fraction | None:
+    """The last finished turn's verified result, which "that" in the next question stands for, as
+    the session keeps it: a turn that failed or was cancelled leaves it as it was. Reopened without
+    it, "Now add 2 to that." had the model write the call a live session transcribes (84 + 2)."""
+    earlier: Fraction | None = None
+    pending: dict[str, Fraction | None] = {}
+    for event in events:
+        if isinstance(event, ev.AnswerReady):
+            pending[event.turn_id] = _exact(event.value) if event.verdict == "verified" else None
+        elif isinstance(event, ev.TurnFinished) and not (event.failed or event.cancelled):
+            earlier = pending.get(event.turn_id)
+    return earlier
+
+
+def _exact(value: str) -> Fraction | None:
+    try:
+        return Fraction(value) if value else None
+    except (ValueError, ZeroDivisionError):  # a record this version did not write
+        return None
 
 
 def _step_event(turn: _Turn, event: ev.Event) -> None:

@@ -13,6 +13,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Protocol
 
@@ -27,7 +28,7 @@ from app.core.trace import TraceStore
 from app.history import Conversation, History, Recorder
 from app.history.recorder import title_of
 from app.history.replay import ReplayProblem, display_events, read_export
-from app.history.restore import model_history
+from app.history.restore import earlier_result, model_history
 from app.ui.chat_feed import ChatFeed
 from app.ui.conversations import ConversationList
 from app.ui.main_window import MainWindow
@@ -43,7 +44,9 @@ class HistoryEngine(Protocol):
 
     def subscribe(self, sink: ev.EventSink) -> None: ...
 
-    def restore_history(self, history: list[Message], sources: list[Source]) -> None: ...
+    def restore_history(
+        self, history: list[Message], sources: list[Source], earlier: Fraction | None = None
+    ) -> None: ...
 
 
 def show_events(window: MainWindow, events: Sequence[ev.Event], turns: int | None = SHOWN_TURNS) -> None:
@@ -194,7 +197,7 @@ class WindowHistory(QObject):
         self._read_only(False)
         show_events(self.window, events)
         self.recorder.conversation_id = conversation_id
-        self.engine.restore_history(*model_history(events))
+        self.engine.restore_history(*model_history(events), earlier_result(events))
         self.list.select(conversation_id)
 
     def replay(self, path: Path) -> bool:

@@ -196,3 +196,20 @@ async def test_a_plan_after_its_calculation_ran_is_asked_for_the_answer(tmp_path
     # the result (90) is above: the request again, not "do the task with the next tool call"
     assert backend.requests[2].messages[-1].text == f"Using the tool results above, do what I asked: {asked}"
     assert outcome.answer == "It would cost 90 dollars."
+
+
+async def test_a_tool_the_step_cannot_call_gives_its_place_to_the_next_ranked(tmp_path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("one\ntwo\n", encoding="utf-8")
+    notices: list[str] = []
+    selector = ToolRetriever(threshold=1, top_k=1, dense=False)  # "write" ranks write_text first
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(notes)}))
+    asked = f"What did I write in {notes}?"  # a question: nothing that changes things is offered
+    outcome, backend = await files_turn(
+        [[read], ["It says: one, two."]], asked, tmp_path, selector=selector, server="store", notices=notices
+    )
+
+    assert [t.name for t in backend.requests[0].tools] == ["read_text"]  # not an empty offer
+    assert "Not offered, as your request only asks, and these change things: write_text." in notices
+    assert outcome.answer == "It says: one, two."
+    await asyncio.get_running_loop().shutdown_default_executor()

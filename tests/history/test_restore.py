@@ -10,7 +10,7 @@ from app.core import events as ev
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.session import ChatSession
-from app.history.restore import model_history
+from app.history.restore import earlier_result, model_history
 from app.llm.scripted import ScriptedBackend
 from app.mcp.supervisor import Supervisor
 from tests.history.turns import call_events
@@ -81,3 +81,44 @@ def test_a_steps_record_comes_back_with_its_message_unless_a_call_of_it_has_no_r
     assert answered[1].role == "assistant" and answered[1].provider_data == record
     killed, _ = model_history([*started, first[0], second[0], finished, first[1]])  # c2 never finished
     assert [c.id for c in killed[1].tool_calls] == ["c1"] and killed[1].provider_data is None
+
+
+async def test_a_reopened_conversation_keeps_its_verified_result_for_that(tmp_path):
+    from app.calculon import CalculonMode
+    from app.mcp.config import bundled_entry
+
+    times = ToolCallChunk(ToolCall("c1", "evaluate", {"expression": "12 * 7"}))
+    supervisor = Supervisor([bundled_entry("calculator")], tool_timeout_s=10, log_dir=tmp_path)
+    await supervisor.start()
+    try:
+        first = ChatSession(ScriptedBackend([[times], ["12 × 7 = 84."]]), supervisor, verifier=CalculonMode())
+        log = EventLog()
+        first.subscribe(log)
+        outcome = await first.run_turn("What is 12 times 7?")
+        assert outcome.shown_verdict == "verified"
+        assert earlier_result(log.events) == 84
+
+        backend = ScriptedBackend([["86."]])
+        reopened = ChatSession(backend, supervisor, verifier=CalculonMode())
+        reopened.restore(*model_history(log.events), earlier_result(log.events))
+        await reopened.run_turn("Now add 2 to that.")
+        # the call a live session makes: "that" is 84, as it was when the answer was verified
+        hint = backend.requests[0].formula
+        assert hint is not None and hint.source == "transcription" and hint.expression == "84 + 2"
+    finally:
+        await supervisor.aclose()
+
+
+def test_a_failed_turn_leaves_the_earlier_result_and_an_unverified_one_clears_it():
+    def answered(turn: str, verdict: str, value: str, failed: bool = False) -> list[ev.Event]:
+        return [
+            ev.TurnStarted(turn_id=turn, text="q"),
+            ev.AnswerReady(turn_id=turn, text="a", verdict=verdict, value=value),
+            ev.TurnFinished(turn_id=turn, failed=failed),
+        ]
+
+    verified = answered("t1", "verified", "84")
+    assert earlier_result([*verified, *answered("t2", "verified", "3/4", failed=True)]) == 84
+    assert earlier_result([*verified, *answered("t2", "computed", "")]) is None
+    assert earlier_result([*verified, ev.TurnStarted(turn_id="t3", text="killed")]) == 84
+    assert earlier_result(answered("t1", "verified", "garbage")) is None

@@ -27,8 +27,8 @@ from tests.ui.conftest import FakeTools, SessionRunner
 
 
 class Runner(SessionRunner):
-    def restore_history(self, history: list[Any], sources: list[Any]) -> None:
-        self.session.restore(history, sources)
+    def restore_history(self, history: list[Any], sources: list[Any], earlier: Any = None) -> None:
+        self.session.restore(history, sources, earlier)
 
 
 @pytest.fixture

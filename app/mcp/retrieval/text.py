@@ -16,7 +16,7 @@ from typing import Any
 
 from app.core.tools import ToolInfo
 
-DOC_VERSION = "2"  # bump when the document text changes: cached indexes depend on it
+DOC_VERSION = "3"  # bump when the document text changes: cached indexes depend on it
 
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z]+|\d+")
@@ -38,7 +38,7 @@ _MAX_DEPTH = 3
 SERVER_REPEAT = 3
 # Words so common in tool descriptions that they say nothing about which tool fits.
 _STOPWORD_TEXT = (
-    "a an and are as at be by can do does for from has have how i in into is it its me my of "
+    "a about an and are as at be by can do does for from has have how i in into is it its me my of "
     "on or please should so than that the their them then there these this to was what when "
     "which will with would you your"
 )
@@ -117,6 +117,9 @@ _VERBS = {
     "insert": r"add|append",
     "memory": r"remember|recall|forget|memori[sz]e|what\s+do\s+you\s+know",
     "sqlite": r"database|sql",  # the reference database server's usual name; its tools say "SQLite"
+    # what people ask of a thing's size and of the present; tools say "size" and "current"
+    "size": r"how\s+(?:big|large|small|heavy)|bytes",
+    "current": r"now|currently|at\s+the\s+moment",
 }
 _VERB = {plain: re.compile(rf"\b(?:{forms})\b", re.IGNORECASE) for plain, forms in _VERBS.items()}
 # A file named without its folder ("notes.txt") is a file as much as a path is.
