@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.unread import unread_edit
+from app.core.unread import nearest_text, unread_edit
 
 CONFIG = '{\n  "name": "shop",\n  "port": 8080\n}\n'
 
@@ -28,3 +28,22 @@ def test_an_edit_of_text_read_in_a_result_or_quoted_by_the_user_runs() -> None:
 def test_a_call_with_no_text_to_replace_is_no_edit() -> None:
     write = {"path": "/w/a.txt", "content": "hello"}
     assert unread_edit("write_file", write, [], "Write hello to a.txt.") == ""
+
+
+def test_an_edit_near_text_read_is_told_the_exact_text_read() -> None:
+    config = '{\n  "name": "demo",\n  "port": 8080,\n  "debug": false\n}\n'
+    edit = {"path": "config.json", "edits": [{"oldText": "port: 8080", "newText": "port: 9090"}]}
+
+    why = unread_edit("edit_file", edit, [config], "Change the port in config.json to 9090.")
+
+    assert "the nearest text read is '\"port\": 8080,'" in why
+    # text like nothing read is told to read first, naming no line
+    far = {"edits": [{"oldText": "old content", "newText": "new"}]}
+    assert "Read the file first" in unread_edit("edit_file", far, [config], "Add my notes.")
+    assert "nearest" not in unread_edit("edit_file", far, [config], "Add my notes.")
+
+
+def test_the_nearest_text_spans_as_many_lines_as_the_edit() -> None:
+    read = "# Notes\n- buy milk\n- call mom\n- pay rent\n"
+    assert nearest_text("- buy milk\n- call mum", [read]) == "- buy milk\n- call mom"
+    assert nearest_text("completely different words", [read]) == ""

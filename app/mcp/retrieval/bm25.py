@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ class BM25:
         # Lucene's form: never negative, so a very common term cannot push a match down.
         return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
 
-    def reference(self, terms: Iterable[str]) -> float:
+    def reference(self, terms: Iterable[str], weights: Mapping[str, float] | None = None) -> float:
         """What a document of average length holding each query term once would score.
 
         Dividing by it puts scores on a 0..~1 scale that depends on the query, not
@@ -43,13 +43,16 @@ class BM25:
         stays low instead of being stretched to 1. Unknown terms count at full
         idf, so a question the tool texts barely cover leans on the embeddings.
         """
-        return sum(self._idf(self._df.get(term, 0)) for term in dict.fromkeys(terms))
+        weights = weights or {}
+        return sum(self._idf(self._df.get(t, 0)) * weights.get(t, 1.0) for t in dict.fromkeys(terms))
 
-    def scores(self, terms: Iterable[str]) -> np.ndarray:
-        """Score of every document for the query terms (each distinct term counted once)."""
+    def scores(self, terms: Iterable[str], weights: Mapping[str, float] | None = None) -> np.ndarray:
+        """Score of every document for the query terms (each distinct term counted once, times its
+        weight where ``weights`` gives one)."""
+        weights = weights or {}
         total = np.zeros(self.size, dtype=np.float32)
         for term in dict.fromkeys(terms):
             posting = self._postings.get(term)
             if posting is not None:
-                total[posting[0]] += posting[1]  # rows are distinct within a posting
+                total[posting[0]] += posting[1] * weights.get(term, 1.0)  # rows are distinct within a posting
         return total

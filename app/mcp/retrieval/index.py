@@ -84,11 +84,11 @@ class ToolIndex:
         return self.vectors is not None
 
     def scores(self, query: str, query_vector: np.ndarray | None) -> Scores:
-        terms = text.query_words(query)
-        lexical = self.bm25.scores(terms) + PAIR_WEIGHT * self.pairs.scores(text.query_pairs(query))
+        terms, lead = text.query_words(query), text.lead_weights(query)
+        lexical = self.bm25.scores(terms, lead) + PAIR_WEIGHT * self.pairs.scores(text.query_pairs(query))
         # The words alone set the scale: a matching pair is a bonus, and a query whose pairs
         # match nothing keeps the balance with the embeddings it had without them.
-        scale = self.bm25.reference(terms)
+        scale = self.bm25.reference(terms, lead)
         if self.vectors is None or query_vector is None:
             cosine = np.zeros(len(self.tools), dtype=np.float32)
             return Scores(lexical, cosine, fuse(lexical, cosine, scale, weight=1.0))

@@ -115,6 +115,7 @@ _VERBS = {
     "search": r"find|locate|look\s+for|look\s+up|recall|check",
     "add": r"stage",
     "insert": r"add|append",
+    "edit": r"append|change|update|replace|modify",
     "memory": r"remember|recall|forget|memori[sz]e|what\s+do\s+you\s+know",
     "sqlite": r"database|sql",  # the reference database server's usual name; its tools say "SQLite"
     # what people ask of a thing's size and of the present; tools say "size" and "current"
@@ -145,6 +146,26 @@ def query_sentence(query: str) -> str:
 def query_words(query: str) -> list[str]:
     """A question's BM25 words, arithmetic symbols read as words first ("8 x 12": times)."""
     return words(_symbols_as_words(query_sentence(query)))
+
+
+# A request's verb says what is to be done ("Create a file ... listing eggs, one per line"): where
+# the nouns matched the reading tools' texts (file, line), write_file ranked 7th.
+LEAD_WEIGHT = 2.0
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_LEAD = re.compile(r"\s*(?:(?:please|now|then|also|and|so)\b[\s,]*)*([A-Za-z]+)", re.IGNORECASE)
+
+
+def lead_weights(query: str) -> dict[str, float]:
+    """The BM25 weight of the first word of each sentence that is no question (an imperative's
+    verb, and the plain verb it says, :data:`_VERBS`): ``LEAD_WEIGHT``, where others have 1."""
+    weights: dict[str, float] = {}
+    for sentence in _SENTENCE.split(query.strip()):
+        lead = _LEAD.match(sentence)
+        if lead is None or sentence.rstrip().endswith("?"):
+            continue
+        for term in words(_verbs(lead.group(1))):
+            weights[term] = LEAD_WEIGHT
+    return weights
 
 
 def query_pairs(query: str) -> list[str]:

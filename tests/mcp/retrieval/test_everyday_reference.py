@@ -3,7 +3,7 @@
 first for most of them.
 
 The issue's target is the right tool first for 95%; measured here it is 19/26 (static encoder,
-the app's default) and 18/26 (contextual), so these floors hold what was reached, not the
+the app's default) and 20/26 (contextual), so these floors hold what was reached, not the
 target (docs/benchmarks.md, "Everyday phrasings over the reference servers").
 
 The 61 tools are the servers' own lists (filesystem, memory, git, time, sqlite, fetch and the
@@ -21,7 +21,7 @@ from bench._everyday_reference import REFERENCE
 from bench._retrieval_everyday import miss_line, rank_everyday
 from bench.reference_tools import snapshot_tools
 
-FLOORS = {"static": (0.7, 0.85), "contextual": (0.65, 0.95)}  # top-1, top-5: reached, not the 95% aimed at
+FLOORS = {"static": (0.7, 0.85), "contextual": (0.75, 0.95)}  # top-1, top-5: reached, not the 95% aimed at
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from app.mcp.retrieval.text import pairs, query_words, words
+from app.core.tools import ToolInfo
+from app.mcp.retrieval.index import ToolIndex
+from app.mcp.retrieval.text import lead_weights, pairs, query_words, words
 
 
 def test_times_is_not_stemmed_to_time():
@@ -42,3 +44,23 @@ def test_a_path_in_a_question_reads_as_a_file_and_its_name_and_a_url_as_a_web_pa
     assert not {"tmp", "ws", "t", "project"} & set(words)  # folders are no words of the question
     assert {"web", "page", "url"} <= set(query_words("What does https://example.org/a/t say?"))
     assert "file" not in query_words("What is 3/4 of 1/2 cup?")
+
+
+def test_the_first_word_of_a_request_weighs_more_and_a_question_has_none() -> None:
+    assert lead_weights("Please save this list to groceries.txt") == {"save": 2.0, "write": 2.0}
+    assert lead_weights("How many lines does notes.txt have?") == {}
+    assert lead_weights("How many lines are there? Then add them up.") == {"add": 2.0, "insert": 2.0}
+
+
+def test_a_request_s_verb_outranks_nouns_a_reading_tool_shares() -> None:
+    def tool(name: str, description: str) -> ToolInfo:
+        return ToolInfo("files", name, name, description, {"type": "object", "properties": {}})
+
+    read = tool(
+        "read_text_file", "Read the complete contents of a file as text, line by line; head or tail lines."
+    )
+    write = tool("write_file", "Create a new file or completely overwrite an existing file with new content.")
+    index = ToolIndex("k", [read, write], None)
+
+    scores = index.scores("Create a file shopping.txt listing eggs, flour and sugar, one per line.", None)
+    assert scores.hybrid[index.rows["write_file"]] > scores.hybrid[index.rows["read_text_file"]]
