@@ -152,6 +152,14 @@ def query_words(query: str) -> list[str]:
 # the nouns matched the reading tools' texts (file, line), write_file ranked 7th.
 LEAD_WEIGHT = 2.0
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+# Words that open a sentence and are no verb ("each of 6 friends pays an equal part of 90")
+_NO_VERBS = frozenset(
+    {
+        *("each", "every", "all", "both", "some", "any", "many", "much", "most", "few", "several"),
+        *("another", "other", "such", "if", "when", "while", "after", "before", "since", "because"),
+        *("once", "here", "there", "we", "they", "he", "she", "you", "i", "it"),
+    }
+)
 _LEAD = re.compile(r"\s*(?:(?:please|now|then|also|and|so)\b[\s,]*)*([A-Za-z]+)", re.IGNORECASE)
 
 
@@ -161,7 +169,7 @@ def lead_weights(query: str) -> dict[str, float]:
     weights: dict[str, float] = {}
     for sentence in _SENTENCE.split(query.strip()):
         lead = _LEAD.match(sentence)
-        if lead is None or sentence.rstrip().endswith("?"):
+        if lead is None or sentence.rstrip().endswith("?") or lead.group(1).lower() in _NO_VERBS:
             continue
         for term in words(_verbs(lead.group(1))):
             weights[term] = LEAD_WEIGHT
