@@ -24,7 +24,7 @@ from app.calculon.columns import columns_note
 from app.calculon.counts import answers_by_count, count_note, gathered_counts
 from app.calculon.extremes import extremes_note
 from app.calculon.hint import formula_hint
-from app.calculon.idle import idle_reason
+from app.calculon.idle import idle_reason, overused
 from app.calculon.output import call_formula
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
@@ -84,6 +84,17 @@ class CalculonMode(CalculonVerifier):
     def stated_result(self, answer: str, asked: str, calls: Sequence[CallRecord]) -> str:
         """The last calculation and its result, where the answer states no number (app.calculon.stated)."""
         return stated_result(answer, asked, calls)
+
+    def overused_call(
+        self, server: str, tool: str, arguments: Mapping[str, Any], calls: Sequence[CallRecord], asked: str
+    ) -> str:
+        """Why a calculation on data another tool read uses one of its values more often than the
+        data holds it, or "" (app.calculon.idle.overused). Such a call is refused; unlike an idle
+        one, the calculator stays on offer for the calculation the data needs."""
+        formula = call_formula(tool, arguments, shown=False)
+        if formula is None or not any(c.server != server and not c.is_error for c in calls):
+            return ""
+        return overused(formula, [asked, *(c.result for c in calls if not c.is_error)])
 
     def asks_an_operation(self, asked: str) -> bool:
         """Whether the question names an operation, not only numbers (app.calculon.verdict)."""

@@ -61,6 +61,37 @@ def idle_reason(formula: str, earlier: Sequence[tuple[str, str]]) -> str:
     return ""
 
 
+def overused(formula: str, sources: Sequence[str]) -> str:
+    """Why ``formula`` adds a value of the data into a sum and also multiplies or divides by it,
+    where the data holds it fewer times than it is used; or "". With the day counts in hand, the
+    1.5B model sent ``((120 + 95 + 143 + ...) / 7) * 143`` for their mean: 143 was one day's count.
+    A price used in several products (``2 * 2.40 + 3 * 2.40``) is no such thing, nor is a value
+    under 10: 2 or 7 may be a count of its own."""
+    written = " ".join(formula.split())
+    roles: dict[Fraction, list[tuple[str, str]]] = {}
+    for found in re.finditer(_NUMBER, written):
+        role = _role(written[: found.start()], written[found.end() :])
+        roles.setdefault(abs(Fraction(found[0])), []).append((found[0].lstrip("-"), role))
+    held = [abs(Fraction(n)) for text in sources for n in re.findall(_NUMBER, without_note(text))]
+    for value, uses in roles.items():
+        count, kinds = held.count(value), {role for _, role in uses}
+        if value >= 10 and 0 < count < len(uses) and {"sum", "scale"} <= kinds:
+            return (
+                f"{written} uses {uses[0][0]} {_times(len(uses))}, and what was read holds it {_times(count)}"
+            )
+    return ""
+
+
+def _role(before: str, after: str) -> str:
+    """How a number stands in a formula: "sum" (a term added), "scale" (multiplied or divided)."""
+    left, right = before.rstrip()[-1:], after.lstrip()[:1]
+    return "scale" if (left and left in "*/") or (right and right in "*/") else "sum"
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
 _PAIR = re.compile(rf"^\s*\(?\s*({_NUMBER})\s*\)?\s*([-+*/])\s*\(?\s*({_NUMBER})\s*\)?\s*$")
 
 

@@ -12,7 +12,7 @@ from app.core import events as ev
 from app.core.echoed import echoed_reply
 from app.core.messages import Message, ToolCall
 from app.core.outcome import TurnOutcome
-from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN
+from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.core.tools import ToolResult
 from app.core.unread import unread_edit, unread_result
 
@@ -43,6 +43,9 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
     idle = _idle(turn, server, tool, call)
     if idle:
         return not_run(idle)
+    overused = _overused(turn, server, tool, call)
+    if overused is not None:
+        return overused
     results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
     unread = unread_edit(tool, call.arguments, results, turn.user_text)
     if unread:
@@ -53,6 +56,20 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         return None
     turn.emit(ev.Notice, message=f"Not run: {echoed}.")
     return ToolResult(f"{ECHO_NOT_RUN} {echoed}. Make the call the request still needs, or answer.", True)
+
+
+def _overused(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolResult | None:
+    """A calculation on data that uses one of its values more often than the data holds it is
+    refused, to be written again (app.calculon.idle.overused); None: it is no such call."""
+    overused = getattr(turn.s.verifier, "overused_call", None)
+    if overused is None or call.inline:
+        return None
+    reason = str(overused(server, tool, call.arguments, turn.outcome.tool_calls, turn.user_text))
+    if not reason:
+        return None
+    turn.emit(ev.Notice, message=f"Not run: {reason}.")
+    again = "Write the calculation again, each value as often as the data holds it."
+    return ToolResult(f"{OVERUSED_NOT_RUN} {reason}. {again}", is_error=True)
 
 
 def _idle(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> str:

@@ -17,9 +17,11 @@ from app.core.tools import ApprovalPolicy, ToolInfo, ToolProvider, ToolResult
 
 NOT_APPROVED = "was not approved"  # in a declined call's result: the user's no, not the model's error
 # A calculation Calculon mode did not run, for it worked nothing out (app.calculon.idle): no
-# failure to fix by calling again.
+# failure to fix by calling again. A calculation that uses a value more often than the data holds it
+# (app.calculon.idle.overused) is a failure to fix: written again, it runs.
 IDLE_NOT_RUN = "Not run (it works nothing out):"
 ECHO_NOT_RUN = "Not run (it repeats the tool's own reply):"
+OVERUSED_NOT_RUN = "Not run (it uses a value more often than the data holds it):"
 REFUSED_HERE = (IDLE_NOT_RUN, ECHO_NOT_RUN)  # the app's refusals: no failure for the model to fix
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.calculon.idle import idle_reason
+from app.calculon.idle import idle_reason, overused
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,14 @@ def test_a_calculation_that_works_nothing_out_is_named(formula, earlier, why) ->
 )
 def test_a_calculation_that_works_something_out_is_not_idle(formula, earlier) -> None:
     assert idle_reason(formula, earlier) == ""
+
+
+def test_a_data_value_summed_and_also_scaled_by_beyond_what_was_read_is_overused() -> None:
+    data = "day,visitors\nMon,120\nTue,95\nWed,143\n"
+    assert overused("((120 + 95 + 143) / 3) * 143", [data]) == (
+        "((120 + 95 + 143) / 3) * 143 uses 143 twice, and what was read holds it once"
+    )
+    assert overused("(120 + 95 + 143) / 3", [data]) == ""  # each value as often as read
+    assert overused("2 * 24.50 + 3 * 24.50", ["kettle,24.50"]) == ""  # one price, two products
+    assert overused("(5 + 7 + 2) * 2", ["5, 7, 2"]) == ""  # a small value may be a count of its own
+    assert overused("(120 + 143) * 143", ["120", "143", "143"]) == ""  # read twice: used twice

@@ -21,7 +21,7 @@ from app.core.messages import ToolCall
 from app.core.outcome import TurnOutcome
 from app.core.prompts import system_prompt
 from app.core.session import ChatSession
-from app.core.toolrun import IDLE_NOT_RUN
+from app.core.toolrun import IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import bundled_entry
 from app.mcp.supervisor import Supervisor
@@ -215,3 +215,27 @@ async def test_a_note_with_a_date_to_remember_is_not_made_to_calculate(servers, 
     _, backend = await turn(steps, servers, f"Check {notes}: is Dana's birthday on 3 October?")
 
     assert [r.must_call for r in backend.requests] == [True, False, False]  # asked, not made, to calculate
+
+
+async def test_a_data_value_used_more_often_than_read_is_refused_and_the_calculator_stays(
+    servers, tmp_path
+) -> None:
+    visits = tmp_path / "visitors.csv"
+    visits.write_text("day,visitors\nMon,120\nTue,95\nWed,143\n", encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(visits)}))
+    steps = [
+        [read],
+        [evaluate("((120 + 95 + 143) / 3) * 143")],  # one day's count, used twice
+        [evaluate("(120 + 95 + 143) / 3", "c3")],
+        ["The average is 119.33 visitors a day."],
+    ]
+
+    outcome, backend = await turn(
+        steps, servers, f"What is the average number of visitors per day in {visits}?"
+    )
+
+    refused, mean = outcome.tool_calls[1:]
+    assert refused.is_error and refused.result.startswith(OVERUSED_NOT_RUN)
+    assert "uses 143 twice, and what was read holds it once" in refused.result
+    assert "evaluate" in {t.name for t in backend.requests[2].tools}  # not withdrawn: to be written again
+    assert (mean.is_error, mean.result.split()[0]) == (False, "358/3")
