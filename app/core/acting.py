@@ -33,6 +33,7 @@ from app.core.numbers import find_numbers
 from app.core.places import takes_place
 from app.core.records import CallRecord
 from app.core.toolrun import NOT_APPROVED, REFUSED_HERE
+from app.core.zones import named_zones
 
 # A plan of steps still to take. After a call that worked only these count: "you can use it
 # now" may close a good answer, "we need to follow these steps" does not.
@@ -261,6 +262,17 @@ def untouched_place(asked: str, calls: Sequence[CallRecord], specs: Sequence[Too
     return None
 
 
+def untouched_zone(asked: str, calls: Sequence[CallRecord]) -> str | None:
+    """A time zone the request names, beside another, that no call has used, after some call:
+    asked how many hours ahead of London Tokyo is, Qwen2.5-Coder-1.5B read Tokyo's time and then
+    wrote how it would work the difference out. None where each was used, or one zone is named."""
+    zones = named_zones(asked)
+    if not calls or len(zones) < 2:
+        return None
+    used = {v for c in calls if not c.result.startswith(REFUSED_HERE) for v in _strings(c.arguments)}
+    return next((zone for zone in zones if zone not in used), None)
+
+
 # A place that is a file, a folder or a page ("/srv/notes", "todo.md", "http://..."), not "km/h".
 # Its extension is short and lower case: "Mr.Smith" in a story is no file.
 _FILE_LIKE = re.compile(r"://|^[~./]|\.[a-z][a-z0-9]{0,3}$")
@@ -346,6 +358,8 @@ def act_reask(
         tools = fixers or specs
         return empty_reask(last, lookups(tools, last.tool, ran), _changers(last, tools)), True
     place = untouched_place(asked, calls, specs)
+    if place is None:
+        place = untouched_zone(asked, calls)
     if place is not None:
         return untouched_reask(place, asked), True
     # a fixed failure's deed comes before any plan: staged after "No changes staged", the 1.5B

@@ -78,3 +78,22 @@ def test_a_deed_claimed_done_before_any_call_is_asked_for_with_a_call() -> None:
     assert act_reask("It has been created in March.", "When was the repository created?", memory, []) is None
     story = "Sam saved 40 dollars and then 15 more. How much was saved?"
     assert act_reask("In total 55 dollars were saved.", story, memory, []) is None  # a story's past
+
+
+def test_a_second_time_zone_no_call_used_is_the_next_call() -> None:
+    clock = ToolSpec(
+        "get_current_time", "", {"type": "object", "properties": {"timezone": {"type": "string"}}}
+    )
+    asked = "How many hours ahead of London is Tokyo right now?"
+    tokyo = CallRecord(
+        "time", "get_current_time", {"timezone": "Asia/Tokyo"}, '{"datetime": "20:53"}', False, 1.0
+    )
+    plan = "I'll use the get_current_time function and convert the result to hours ahead of London."
+
+    told, must_call = act_reask(plan, asked, [clock], [tokyo]) or ("", False)
+    assert told.startswith("Your request also names Europe/London, and no tool call has used it yet.")
+    assert must_call
+    london = CallRecord(
+        "time", "get_current_time", {"timezone": "Europe/London"}, '{"datetime": "11:53"}', False, 1.0
+    )
+    assert act_reask("Tokyo is 9 hours ahead of London.", asked, [clock], [tokyo, london]) is None
