@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 _LINES = re.compile(r"\blines?\b", re.IGNORECASE)
 _SUMS = re.compile(r"\b(?:average|mean|total|sum|add(?:ed)?\s+up)\b", re.IGNORECASE)
@@ -41,7 +41,7 @@ _WORD = re.compile(r"[A-Za-z][\w.-]*[A-Za-z0-9]|[A-Za-z]")
 # Words of the question that name no text to look for.
 _PLAIN_TEXT = (
     "how many much lines line does do did have has are is the a an in of and or to for with that which "
-    "what there their file files together total count number"
+    "what there their file files together total count number at on by from into about as"
 )
 _PLAIN = frozenset(_PLAIN_TEXT.split())
 MAX_WORDS = 3
@@ -77,16 +77,22 @@ def _counted(asked: str, result: str) -> tuple[str, bool]:
         return "", False
     filled = sum(1 for line in lines if line.strip())
     # "13 lines (13 not empty)" had a model divide 13 by 13: the second count only where it differs
-    facts = [f"{len(lines)} lines" + (f" ({filled} not empty)" if filled != len(lines) else "")]
-    for word in _asked_words(asked, result):
-        holding = sum(1 for line in lines if word in line)
+    total = f"{len(lines)} lines" + (f" ({filled} not empty)" if filled != len(lines) else "")
+    facts = []
+    for word, labelled, holds in _asked_words(asked, result):
+        holding = sum(1 for line in lines if holds(line))
         # a word every line holds says nothing, save a kind of entry: "2 lines contain '.py'"
         # answers "how many Python files" where every entry is one
         if holding > 0 and (holding < len(lines) or word in _KIND_MARKS):
             verb = "line contains" if holding == 1 else "lines contain"
+            if labelled:  # "Commit: 'a1b2c3'" is one commit
+                verb = "entry labelled" if holding == 1 else "entries labelled"
             facts.append(f"{holding} {verb} {word!r}")
     if not about_lines:  # "how many lines ... together": the boxes' 2 was answered for 13 + 8 lines
         facts.extend(_box_facts(lines))
+    # asked how many commits, told first that git_log's text "has 29 lines", the 1.5B model
+    # answered 29: where the question counts things, what counts them comes first
+    facts = [total, *facts] if about_lines or not facts else [*facts, total]
     return f"\n\n[Counted by the app: this result has {'; '.join(facts)}.]", len(facts) > 1
 
 
@@ -140,13 +146,38 @@ def answers_by_count(asked: str, result: str) -> bool:
 _FILE = re.compile(r"[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b")  # notes.txt: a name, no word of the question
 
 
-def _asked_words(asked: str, result: str) -> list[str]:
+def _asked_words(asked: str, result: str) -> list[tuple[str, bool, Callable[[str], bool]]]:
     """The question's own words (as written, case kept) that appear in the result, and the
-    marks of the kinds of entry it names ("Python files": ".py" and "[FILE]")."""
+    marks of the kinds of entry it names ("Python files": ".py" and "[FILE]"), each with whether
+    it is a label and a test of a line. A plural the result does not hold is looked for as a
+    label, its singular in any case: "commits" as git_log's "Commit: 'a1b2c3'"."""
     said = list(dict.fromkeys(_WORD.findall(_PATH.sub(" ", asked))))
     kinds = [_KINDS[w.lower()] for w in said if w.lower() in _KINDS]
     words = [w for w in said if w.lower() not in _PLAIN and w.lower() not in _KINDS and "." not in w]
-    return [w for w in dict.fromkeys(kinds + words) if w in result][:MAX_WORDS]
+    found: list[tuple[str, bool, Callable[[str], bool]]] = []
+    for word in dict.fromkeys(kinds + words):
+        if word in result:
+            found.append((word, False, _holding(word)))
+            continue
+        one = _singular(word)
+        label = re.compile(rf"^\s*{re.escape(one)}\s*:", re.IGNORECASE | re.MULTILINE) if one else None
+        if label is not None and label.search(result) is not None:
+            found.append((f"{one.capitalize()}:", True, _labelled(label)))
+    return found[:MAX_WORDS]
+
+
+def _holding(word: str) -> Callable[[str], bool]:
+    return lambda line: word in line
+
+
+def _labelled(label: re.Pattern[str]) -> Callable[[str], bool]:
+    return lambda line: label.match(line) is not None
+
+
+def _singular(word: str) -> str:
+    """ "commits": "commit"; "" for a word that is no plural of four letters or more."""
+    low = word.lower()
+    return low[:-1] if len(low) > 3 and low.endswith("s") and not low.endswith("ss") else ""
 
 
 def _list_value(result: str) -> list[object] | None:

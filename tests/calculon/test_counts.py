@@ -30,7 +30,7 @@ def test_a_question_about_lines_gets_the_lines_and_those_holding_its_own_words_c
 def test_how_many_of_a_listing_counts_the_entries_of_the_kind_asked_for() -> None:
     listing = "[FILE] app.py\n[FILE] test_app.py\n[DIR] docs\n[FILE] notes.txt\n[DIR] tmp"
     note = count_note("How many Python files are in /work/tmp?", listing)
-    assert "has 5 lines; 2 lines contain '.py'; 3 lines contain '[FILE]'." in note
+    assert "has 2 lines contain '.py'; 3 lines contain '[FILE]'; 5 lines." in note  # what it asks first
     assert "'tmp'" not in note  # a word of the path asked about is no kind of entry
     assert "2 lines contain '[DIR]'" in count_note("How many folders does /work hold?", listing)
 
@@ -120,3 +120,17 @@ def test_counts_gathered_by_the_question_are_offered_as_one_sum() -> None:
     assert CalculonMode().readings(asked, [notes, todo])[0] == "3 + 2"
     assert gathered_counts(asked, [notes]) == ""  # one count is no sum
     assert gathered_counts("How many lines does /w/notes.txt have?", [notes, todo]) == ""
+
+
+def test_things_a_result_labels_are_counted_by_their_label_and_come_before_the_lines() -> None:
+    log = (
+        "Commit history:\nCommit: 'a1b2'\nAuthor: Ana\nMessage: Initial commit\n\n"
+        "Commit: 'c3d4'\nAuthor: Ben\nMessage: Fix typo\n"
+    )
+    asked = "How many commits are in the git repository at /work/repo?"
+    note = count_note(asked, log)
+    # the header and a message that says "commit" are no commits; the 1.5B model, told only the
+    # lines (29 of them), answered 29
+    assert "has 2 entries labelled 'Commit:'; 8 lines (7 not empty)." in note
+    assert "'at'" not in note
+    assert answers_by_count(asked, log)
