@@ -31,6 +31,7 @@ from app.core.acting import (
 )
 from app.core.backend import BackendError
 from app.core.declined import changes_things
+from app.core.deeds import asked_deed, deed_reask, undone_deed
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.messages import Message, ToolSpec
 from app.core.offer import as_spec
@@ -82,6 +83,7 @@ class AnswerCheck:
         self.retries = 0  # re-asks to make again a call whose failure was since fixed
         self.act_total = 0  # every act re-ask of the turn, progress or not
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
+        self.deed_asked = False  # the deed the request opens with was asked for (app.core.deeds)
 
     def is_echo(self, answer: str, step_no: int) -> bool:
         """True when the reply only recites the prompt: asked once more, then the turn fails."""
@@ -117,7 +119,7 @@ class AnswerCheck:
         fixers = _server_specs(turn, failed.server) if failed is not None else ()
         reask = act_reask(answer, turn.user_text, turn.specs, calls, fixers)
         if reask is None:
-            return False
+            return self._deed_undone()
         told, self.must_call = reask
         retry = told.startswith(RETRY_OPENING)
         over = self.act_asked >= MAX_ACT_REASKS or self.act_total >= MAX_ACT_TOTAL
@@ -152,6 +154,25 @@ class AnswerCheck:
             message="The model described or gave up the task instead of doing it; it was asked to do it.",
         )
         turn.messages.append(Message("user", told))
+        return True
+
+    def _deed_undone(self) -> bool:
+        """Once a turn: the deed the request opens with, which no call has done, is the next call
+        (app.core.deeds); its server's tools are on offer, those that do it first."""
+        turn = self.turn
+        if self.deed_asked:
+            return False
+        doers = undone_deed(turn.user_text, turn.outcome.tool_calls, turn.s.tools.list_tools())
+        if not doers:
+            return False
+        self.deed_asked = self.must_call = True
+        self.mentioned = tuple(t.name for t in doers)
+        servers = {t.server for t in doers}
+        self.server_only = servers.pop() if len(servers) == 1 else ""
+        turn.emit(
+            ev.Notice, message="The deed the request asks for was not done yet; the model was asked to do it."
+        )
+        turn.messages.append(Message("user", deed_reask(asked_deed(turn.user_text), turn.user_text)))
         return True
 
     def _to_fix(self, told: str, failed: CallRecord, fixers: tuple[ToolSpec, ...]) -> None:

@@ -213,3 +213,17 @@ async def test_a_tool_the_step_cannot_call_gives_its_place_to_the_next_ranked(tm
     assert "Not offered, as your request only asks, and these change things: write_text." in notices
     assert outcome.answer == "It says: one, two."
     await asyncio.get_running_loop().shutdown_default_executor()
+
+
+async def test_the_deed_a_request_opens_with_is_asked_for_until_a_call_has_done_it(tmp_path) -> None:
+    stage = ToolCallChunk(ToolCall("c1", "stage_file", {"name": "draft.txt"}))
+    commit = ToolCallChunk(ToolCall("c2", "commit_changes", {"message": "Add draft"}))
+    steps = [[stage], ["Files staged successfully."], [commit], ["Committed draft.txt."]]
+    asked = "Commit draft.txt with the message 'Add draft'."
+    outcome, backend = await files_turn(steps, asked, tmp_path, server="stager", script="stager.py")
+
+    asked_again = backend.requests[2]
+    assert asked_again.messages[-1].text.startswith("Your request asks to commit, and no tool call has done")
+    assert asked_again.must_call and {t.name for t in asked_again.tools} == {"commit_changes"}
+    assert outcome.tool_calls[-1].result == "Committed draft.txt: Add draft"
+    assert outcome.answer == "Committed draft.txt."
