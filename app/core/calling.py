@@ -11,7 +11,9 @@ from typing import Any, Protocol
 from app.core import events as ev
 from app.core.echoed import echoed_reply
 from app.core.messages import Message, ToolCall
+from app.core.missing import missing_note
 from app.core.outcome import TurnOutcome
+from app.core.records import looks_failed
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.core.tools import ToolResult
 from app.core.unread import unread_edit, unread_result
@@ -86,9 +88,16 @@ def _idle(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> str:
 
 
 def counted(turn: CallingTurn, result: ToolResult) -> str:
-    """What Calculon mode counted, compared or listed in a text result for the question."""
+    """What Calculon mode counted, compared or listed in a text result for the question; under an
+    error that names a column or table that does not exist, the names the turn read (app.core.missing)."""
+    if result.is_error or looks_failed(
+        result.text
+    ):  # the sqlite server's "Database error: ..." is no isError
+        return missing_note(
+            result.text, (m.text for m in turn.messages if m.role == "tool" and not m.is_error)
+        )
     note = getattr(turn.s.verifier, "count_note", None)
-    return "" if note is None or result.is_error else str(note(turn.user_text, result.text))
+    return "" if note is None else str(note(turn.user_text, result.text))
 
 
 def inserted(turn: CallingTurn, call: ToolCall, result: ToolResult) -> str:
