@@ -6,10 +6,12 @@ result (app.calculon.counts), and how an inline result stands in a worked answer
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Protocol
 
 from app.core import events as ev
 from app.core.echoed import echoed_reply
+from app.core.fitted import fitted_edit
 from app.core.messages import Message, ToolCall
 from app.core.missing import missing_note
 from app.core.outcome import TurnOutcome
@@ -30,6 +32,18 @@ class CallingTurn(Protocol):
     messages: list[Message]  # the turn's own, after the session's history
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
+
+
+def fitted_call(turn: CallingTurn, call: ToolCall) -> ToolCall:
+    """The call, its edits fitted to the text read where they differ from it only in punctuation
+    and spacing (app.core.fitted); said in the trace."""
+    results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
+    fitted = fitted_edit(call.arguments, results)
+    if fitted is None:
+        return call
+    arguments, what = fitted
+    turn.emit(ev.Notice, message=f"The edit was fitted to the text read: {what}.")
+    return dataclasses.replace(call, arguments=arguments)
 
 
 def not_run(reason: str) -> ToolResult:
@@ -90,12 +104,11 @@ def _idle(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> str:
 def counted(turn: CallingTurn, result: ToolResult) -> str:
     """What Calculon mode counted, compared or listed in a text result for the question; under an
     error that names a column or table that does not exist, the names the turn read (app.core.missing)."""
-    if result.is_error or looks_failed(
-        result.text
-    ):  # the sqlite server's "Database error: ..." is no isError
-        return missing_note(
-            result.text, (m.text for m in turn.messages if m.role == "tool" and not m.is_error)
-        )
+    read = (m.text for m in turn.messages if m.role == "tool" and not m.is_error)
+    # the sqlite server's "Database error: ..." is no isError; a log whose lines open "ERROR" is data
+    missing = missing_note(result.text, read) if result.is_error or looks_failed(result.text) else ""
+    if result.is_error or missing:
+        return missing
     note = getattr(turn.s.verifier, "count_note", None)
     return "" if note is None else str(note(turn.user_text, result.text))
 

@@ -37,7 +37,7 @@ from app.core.backend import (
     ToolCallChunk,
     WorkedAnswer,
 )
-from app.core.calling import counted, inserted, refusal
+from app.core.calling import counted, fitted_call, inserted, refusal
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.offer import callable_now, listed, narrowed, ranked_offer, standing, step_specs
 from app.core.outcome import TurnOutcome
@@ -49,7 +49,6 @@ from app.core.tools import (
     AnswerVerifier,
     ApprovalPolicy,
     Source,
-    ToolInfo,
     ToolProvider,
     ToolResult,
     ToolSelector,
@@ -149,11 +148,6 @@ class ChatSession:
 
     def emit(self, event: ev.Event) -> None:
         ev.deliver(self._sinks, event)
-
-    def offer(
-        self, context: str, keep: Callable[[ToolInfo], bool] = lambda tool: True
-    ) -> tuple[list[tuple[ToolInfo, float]], bool]:
-        return ranked_offer(self.selector, self.tools.list_tools(), context, keep)
 
 
 async def _refused(result: ToolResult) -> tuple[ToolResult, float]:
@@ -278,11 +272,11 @@ class _Turn:
         # ("calculator", "numbers") would rank tools that do not fit the question.
         context = self.user_text
         stays = standing(self)  # read once a step: it looks for numbers in every result
-        keep = callable_now(self, stays)
+        offer = (self.s.selector, self.s.tools.list_tools(), context, callable_now(self, stays))
         if self.s.selector is None:
-            offered, selected = self.s.offer(context, keep)
+            offered, selected = ranked_offer(*offer)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls
-            offered, selected = await asyncio.to_thread(self.s.offer, context, keep)
+            offered, selected = await asyncio.to_thread(ranked_offer, *offer)
         ranked = offered
         offered, opens = narrowed(self, offered, step_no, stays)
         shown = listed(self, ranked, offered, stays)
@@ -356,6 +350,7 @@ class _Turn:
 
     async def _call(self, call: ToolCall) -> None:
         server, tool = self.s.runner.identify(call)
+        call = fitted_call(self, call)
         named = {"call_id": f"{self.id}-{call.id}", "server": server, "tool": tool}
         self.emit(ev.ToolCallStarted, **named, arguments=call.arguments, inline=call.inline)
         started = time.perf_counter()

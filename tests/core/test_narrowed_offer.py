@@ -227,3 +227,23 @@ async def test_the_deed_a_request_opens_with_is_asked_for_until_a_call_has_done_
     assert asked_again.must_call and {t.name for t in asked_again.tools} == {"commit_changes"}
     assert outcome.tool_calls[-1].result == "Committed draft.txt: Add draft"
     assert outcome.answer == "Committed draft.txt."
+
+
+async def test_an_edit_that_differs_from_the_text_read_only_in_punctuation_is_fitted_to_it(tmp_path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text('{\n  "name": "tinyshop",\n  "port": 8080,\n  "debug": false\n}\n', encoding="utf-8")
+    read = ToolCallChunk(ToolCall("c1", "read_text", {"path": str(config)}))
+    loose = {"path": str(config), "old_text": "port: 8080", "new_text": "port: 9090"}
+    steps = [[read], [ToolCallChunk(ToolCall("c2", "replace_text", loose))], ["The port is now 9090."]]
+    notices: list[str] = []
+    asked = f"Change the port in {config} to 9090."
+    outcome, _ = await files_turn(
+        steps, asked, tmp_path, server="editor", script="editor.py", notices=notices
+    )
+
+    assert (
+        config.read_text(encoding="utf-8")
+        == '{\n  "name": "tinyshop",\n  "port": 9090,\n  "debug": false\n}\n'
+    )
+    assert outcome.tool_calls[-1].arguments["old_text"] == '"port": 8080,'  # what ran, as the trace shows it
+    assert any(n.startswith("The edit was fitted to the text read: 'port: 8080'") for n in notices)
