@@ -113,9 +113,10 @@ _VERBS = {
     "delete": r"forget|erase|remove|drop|clear|wipe",
     "move": r"rename",
     "search": r"find|locate|look\s+for|look\s+up|recall|check",
+    # before "add": what "stage" says ("add") is no edit of a file
+    "edit": r"add|append|change|update|replace|modify",
     "add": r"stage",
     "insert": r"add|append",
-    "edit": r"append|change|update|replace|modify",
     "memory": r"remember|recall|forget|memori[sz]e|what\s+do\s+you\s+know",
     "sqlite": r"database|sql",  # the reference database server's usual name; its tools say "SQLite"
     # what people ask of a thing's size and of the present; tools say "size" and "current"
