@@ -37,15 +37,15 @@ BEFORE = (
 @dataclasses.dataclass(frozen=True)
 class Ranked:
     phrasing: Phrasing
-    names: tuple[str, ...]  # the top 3 (or ``top``) tool names, best first
+    names: tuple[str, ...]  # the top 3 (or ``top``) tool names, best first; none where nothing is offered
 
     @property
     def top1(self) -> bool:
-        return self.names[0] in self.phrasing.accepted
+        return bool(self.names) and self.names[0] in self.phrasing.accepted
 
     @property
     def strict(self) -> bool:
-        return self.names[0] == self.phrasing.tool
+        return bool(self.names) and self.names[0] == self.phrasing.tool
 
     @property
     def top3(self) -> bool:
@@ -113,15 +113,12 @@ def rank_everyday(
 
 def first_offered(retriever: ToolRetriever, tools: Sequence[ToolInfo], asked: str) -> tuple[str, ...]:
     """The tools the app's first step offers for ``asked`` in Calculon mode, best first: retrieval's
-    ranking, less what the step cannot call (a change where the request only asks, a calculator
-    while it holds no number), whose places the next ranked take (app.core.offer.ranked_offer)."""
+    ranking, less what the step cannot call: a change where the request only asks, whose place the
+    next ranked takes (app.core.offer.ranked_offer), and a calculator while it holds no number."""
     out, numbered = ruled_out(asked), CalculonMode().holds_numbers([asked])
 
-    def keep(tool: ToolInfo) -> bool:
-        return not out(tool) and (numbered or tool.tool not in ARITHMETIC_TOOLS)
-
-    offered, _ = ranked_offer(retriever, list(tools), asked, keep)
-    return tuple(t.name for t, _ in offered if keep(t))[: retriever.top_k]
+    offered, _ = ranked_offer(retriever, list(tools), asked, lambda tool: not out(tool))
+    return tuple(t.name for t, _ in offered if not out(t) and (numbered or t.tool not in ARITHMETIC_TOOLS))
 
 
 def measure(

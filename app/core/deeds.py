@@ -18,6 +18,7 @@ from app.core.toolrun import NOT_APPROVED, REFUSED_HERE
 from app.core.tools import ToolInfo
 
 _LEAD = re.compile(r"^\s*(?:(?:please|now|then|also|and|just)\b[\s,]*)*([A-Za-z]+)\b", re.IGNORECASE)
+_SUM = re.compile(r"\s+(?:\w+\s+)?(?:up|together)\b", re.IGNORECASE)  # "add up", "add them together"
 _NAME_WORD = re.compile(r"[a-z]+")
 _FIRST_WORD = re.compile(r"^\s*([A-Za-z]+)")
 
@@ -25,9 +26,12 @@ DEED_OPENING = "Your request asks to "
 
 
 def asked_deed(asked: str) -> str:
-    """The verb the request opens with, lower case ("commit"); "" for a question."""
+    """The verb the request opens with, lower case ("commit"); "" for a question, or a sum ("Add up
+    the prices": made to add, the 1.5B model wrote the total into the memory server)."""
     lead = _LEAD.match(asked)
-    return lead[1].lower() if lead is not None and not only_asks(asked) else ""
+    if lead is None or only_asks(asked) or _SUM.match(asked, lead.end()):
+        return ""
+    return lead[1].lower()
 
 
 def deed_tools(verb: str, tools: Sequence[ToolInfo]) -> list[ToolInfo]:

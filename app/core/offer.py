@@ -65,11 +65,14 @@ def step_specs(turn: OfferingTurn, offered: Offered) -> tuple[ToolSpec, ...]:
 def ranked_offer(
     selector: ToolSelector | None, every: list[ToolInfo], context: str, keep: Callable[[ToolInfo], bool]
 ) -> tuple[Offered, bool]:
-    """The tools retrieval ranks for the step, and whether it chose among them. Those the step
-    cannot call (``keep`` says no) take no place of one it can: the next ranked fill their places,
-    and they stay in the list for the narrowing to drop and name. For "How many commits are in the
-    git repository?" git_commit and git_add ranked first and second, and git_log, 7th, was never
-    offered."""
+    """The tools retrieval ranks for the step, and whether it chose among them. Those the request
+    rules out (``keep`` says no: :func:`ruled_out`) take no place of one it can use: the next ranked
+    fill their places, and they stay in the list for the narrowing to drop and name. For "How many
+    commits are in the git repository?" git_commit and git_add ranked first and second, and
+    git_log, 7th, was never offered. A tool the step cannot call for now (a calculator withdrawn,
+    or with no number yet) leaves its place empty: refilled, a calculator withdrawn after the sum
+    was made gave its place to the memory server's add_observations, and the 1.5B model wrote the
+    total into memory."""
     chosen = selector.select(context, every) if selector is not None else None
     if chosen is None:
         return [(t, 1.0) for t in every], False
@@ -144,13 +147,6 @@ def standing(turn: OfferingTurn) -> Standing:
     if calculates is None or numbered is None or numbered([s.text for s in turn.all_sources()]):
         return lambda server, tool: server != turn.idle_server
     return lambda server, tool: server != turn.idle_server and not calculates(tool)
-
-
-def callable_now(turn: OfferingTurn, stays: Standing) -> Callable[[ToolInfo], bool]:
-    """Whether the step can call a tool: it stands (:func:`standing`) and the request does not
-    rule it out (:func:`ruled_out`)."""
-    out = ruled_out(turn.user_text)
-    return lambda tool: stays(tool.server, tool.tool) and not out(tool)
 
 
 def _only(offered: Offered, fits: Callable[[ToolInfo], bool]) -> Offered:

@@ -39,7 +39,7 @@ from app.core.backend import (
 )
 from app.core.calling import counted, fitted_call, inserted, refusal
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.offer import callable_now, listed, narrowed, ranked_offer, standing, step_specs
+from app.core.offer import listed, narrowed, ranked_offer, ruled_out, standing, step_specs
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
@@ -272,7 +272,8 @@ class _Turn:
         # ("calculator", "numbers") would rank tools that do not fit the question.
         context = self.user_text
         stays = standing(self)  # read once a step: it looks for numbers in every result
-        offer = (self.s.selector, self.s.tools.list_tools(), context, callable_now(self, stays))
+        out = ruled_out(context)
+        offer = (self.s.selector, self.s.tools.list_tools(), context, lambda tool: not out(tool))
         if self.s.selector is None:
             offered, selected = ranked_offer(*offer)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls

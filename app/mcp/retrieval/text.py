@@ -106,6 +106,7 @@ _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?(?:/[\w.+@-]+)+/?")
 # "save it to groceries.txt" is a write, "forget Bob" a delete, "rename" a move. What people say
 # to a memory names no tool's words either: memory servers speak of entities and knowledge graphs.
 # A server's name among these words (memory, sqlite) brings its best tools to the offer (selector).
+_NOT_A_SUM = r"(?!\s+(?:\w+\s+)?(?:up|together)\b)"  # "add up the prices", "add them together"
 _VERBS = {
     "write": r"save|store|put|jot|record",
     "read": r"show|display|view|open|print|see",
@@ -114,9 +115,9 @@ _VERBS = {
     "move": r"rename",
     "search": r"find|locate|look\s+for|look\s+up|recall|check",
     # before "add": what "stage" says ("add") is no edit of a file
-    "edit": r"add|append|change|update|replace|modify",
+    "edit": rf"add{_NOT_A_SUM}|append|change|update|replace|modify",
     "add": r"stage",
-    "insert": r"add|append",
+    "insert": rf"add{_NOT_A_SUM}|append",
     "memory": r"remember|recall|forget|memori[sz]e|what\s+do\s+you\s+know",
     "sqlite": r"database|sql",  # the reference database server's usual name; its tools say "SQLite"
     # what people ask of a thing's size and of the present; tools say "size" and "current"
@@ -172,7 +173,9 @@ def lead_weights(query: str) -> dict[str, float]:
         lead = _LEAD.match(sentence)
         if lead is None or sentence.rstrip().endswith("?") or lead.group(1).lower() in _NO_VERBS:
             continue
-        for term in words(_verbs(lead.group(1))):
+        # the plain verbs a word says, save where it opens a sum ("add them up")
+        said = lead.group(1) if re.match(_NOT_A_SUM, sentence[lead.end() :]) else ""
+        for term in words(_verbs(said) if said else lead.group(1)):
             weights[term] = LEAD_WEIGHT
     return weights
 

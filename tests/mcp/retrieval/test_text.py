@@ -49,7 +49,8 @@ def test_a_path_in_a_question_reads_as_a_file_and_its_name_and_a_url_as_a_web_pa
 def test_the_first_word_of_a_request_weighs_more_and_a_question_has_none() -> None:
     assert lead_weights("Please save this list to groceries.txt") == {"save": 2.0, "write": 2.0}
     assert lead_weights("How many lines does notes.txt have?") == {}
-    assert lead_weights("How many lines are there? Then add them up.") == {"add": 2.0, "edit": 2.0, "insert": 2.0}
+    assert lead_weights("How many lines are there? Then add them up.") == {"add": 2.0}  # a sum: no edit
+    assert lead_weights("Add an item to todo.md") == {"add": 2.0, "edit": 2.0, "insert": 2.0}
 
 
 def test_a_request_s_verb_outranks_nouns_a_reading_tool_shares() -> None:
