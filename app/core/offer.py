@@ -67,9 +67,11 @@ def ranked_offer(
 ) -> tuple[Offered, bool]:
     """The tools retrieval ranks for the step, and whether it chose among them. Those the request
     rules out (``keep`` says no: :func:`ruled_out`) take no place of one it can use: the next ranked
-    fill their places, and they stay in the list for the narrowing to drop and name. For "How many
-    commits are in the git repository?" git_commit and git_add ranked first and second, and
-    git_log, 7th, was never offered. A tool the step cannot call for now (a calculator withdrawn,
+    of the same servers fill their places, and they stay in the list for the narrowing to drop and
+    name. For "How many commits are in the git repository?" git_commit and git_add ranked first and
+    second, and git_log, 7th, was never offered. The same servers only: for "How many lines in
+    server.log are ERROR lines?" edit_file's place went to git_log (the file is a log), and the
+    1.5B model called it on the file. A tool the step cannot call for now (a calculator withdrawn,
     or with no number yet) leaves its place empty: refilled, a calculator withdrawn after the sum
     was made gave its place to the memory server's add_observations, and the 1.5B model wrote the
     total into memory."""
@@ -79,7 +81,8 @@ def ranked_offer(
     dropped = [(t, score) for t, score in chosen if not keep(t)]
     if not dropped:
         return chosen, True
-    callable_ = [t for t in every if keep(t)]
+    servers = {t.server for t, _ in chosen}
+    callable_ = [t for t in every if keep(t) and t.server in servers]
     refill = selector.select(context, callable_) if selector is not None else None
     return [*dropped, *(refill if refill is not None else [(t, 1.0) for t in callable_])], True
 
