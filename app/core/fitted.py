@@ -15,10 +15,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from app.core.unread import OLD_KEY, line_windows
+
 _TOKEN = re.compile(r"[A-Za-z0-9_.]+")
-_OLD_KEY = re.compile(r"^old_?(text|str|string)$", re.IGNORECASE)
 _NEW_KEY = re.compile(r"^new_?(text|str|string)$", re.IGNORECASE)
-MAX_LINES = 2000
 
 
 def fitted_edit(arguments: Mapping[str, Any], results: Iterable[str]) -> tuple[dict[str, Any], str] | None:
@@ -37,7 +37,7 @@ def fitted_edit(arguments: Mapping[str, Any], results: Iterable[str]) -> tuple[d
 
 def _edits(value: Any) -> bool:
     if isinstance(value, Mapping):
-        return any(_OLD_KEY.match(str(k)) for k in value) or any(_edits(v) for v in value.values())
+        return any(OLD_KEY.match(str(k)) for k in value) or any(_edits(v) for v in value.values())
     return isinstance(value, list | tuple) and any(_edits(v) for v in value)
 
 
@@ -48,7 +48,7 @@ def _fit(value: Any, texts: list[str], changed: list[str]) -> Any:
         return None if any(item is None for item in items) else items
     if not isinstance(value, Mapping):
         return value
-    old_key = next((k for k in value if _OLD_KEY.match(str(k)) and isinstance(value[k], str)), None)
+    old_key = next((k for k in value if OLD_KEY.match(str(k)) and isinstance(value[k], str)), None)
     new_key = next((k for k in value if _NEW_KEY.match(str(k)) and isinstance(value[k], str)), None)
     if old_key is None or new_key is None:
         out = {k: _fit(v, texts, changed) for k, v in value.items()}
@@ -68,9 +68,10 @@ def _fitted_pair(old: str, new: str, texts: list[str]) -> tuple[str, str] | None
     words, renewed = _TOKEN.findall(old), _TOKEN.findall(new)
     if not words or len(words) != len(renewed):
         return None
-    size = max(1, len(old.strip().splitlines()))
     # each text once (a file read twice is one place), each window where it stands
-    found = [w for text in dict.fromkeys(texts) for w in _windows(text, size) if _TOKEN.findall(w) == words]
+    found = [
+        w for text in dict.fromkeys(texts) for w in line_windows(text, old) if _TOKEN.findall(w) == words
+    ]
     if len(found) != 1:
         return None
     (window,) = found
@@ -79,11 +80,3 @@ def _fitted_pair(old: str, new: str, texts: list[str]) -> tuple[str, str] | None
         out += [window[last : match.start()], after]  # each word in its place: the spacing is the read text's
         last = match.end()
     return window, "".join([*out, window[last:]])
-
-
-def _windows(text: str, size: int) -> Iterable[str]:
-    lines = text.splitlines()[:MAX_LINES]
-    for start in range(max(1, len(lines) - size + 1)):
-        window = "\n".join(lines[start : start + size]).strip()
-        if window:
-            yield window

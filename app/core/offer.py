@@ -81,10 +81,19 @@ def ranked_offer(
     dropped = [(t, score) for t, score in chosen if not keep(t)]
     if not dropped:
         return chosen, True
-    servers = {t.server for t, _ in chosen}
-    callable_ = [t for t in every if keep(t) and t.server in servers]
-    refill = selector.select(context, callable_) if selector is not None else None
-    return [*dropped, *(refill if refill is not None else [(t, 1.0) for t in callable_])], True
+    taken, servers = {t.name for t, _ in chosen}, {t.server for t, _ in chosen}
+    spare = [t for t in every if keep(t) and t.server in servers and t.name not in taken]
+    kept = [(t, score) for t, score in chosen if keep(t)]
+    return [*dropped, *kept, *_next_ranked(selector, context, spare, len(dropped))], True
+
+
+def _next_ranked(selector: ToolSelector | None, context: str, tools: list[ToolInfo], count: int) -> Offered:
+    """The best ``count`` of ``tools`` by the selector's own ranking; none from a selector that
+    cannot rank a list (a threshold would offer all of a server's tools where a few were wanted)."""
+    rank = getattr(selector, "rank", None)
+    if rank is None or not tools:
+        return []
+    return [(r.tool, r.score) for r in rank(context, tools, count)]
 
 
 def listed(turn: OfferingTurn, ranked: Offered, offered: Offered, stays: Standing) -> tuple[ToolSpec, ...]:

@@ -19,7 +19,7 @@ UNREAD_NOT_RUN = "Not run (the text it replaces was never read):"
 
 NEAR_ENOUGH = 0.6  # a read text this like the edit's (difflib's ratio) is named as what it meant
 MAX_LINES = 2000  # of each result, the lines compared: an edit's text comes from what a person reads
-_OLD_KEY = re.compile(r"^old_?(text|str|string)$", re.IGNORECASE)
+OLD_KEY = re.compile(r"^old_?(text|str|string)$", re.IGNORECASE)  # an edit's text to replace
 _QUOTED = re.compile(r"""'([^']+)'|"([^"]+)"|‘([^’]+)’|“([^”]+)”|`([^`]+)`""")
 
 
@@ -54,18 +54,24 @@ def nearest_text(old: str, results: Iterable[str]) -> str:
     "port: 8080" three times where the file says '"port": 8080,': told only to copy the exact
     text, it copied its own again."""
     want = old.strip()
-    size = max(1, len(want.splitlines()))
     best, best_ratio = "", NEAR_ENOUGH
-    for text in results:
-        lines = text.splitlines()[:MAX_LINES]
-        for start in range(max(1, len(lines) - size + 1)):
-            window = "\n".join(lines[start : start + size]).strip()
-            if not window or len(window) > 4 * len(want) + 40:
-                continue
-            matcher = difflib.SequenceMatcher(None, want, window, autojunk=False)
-            if matcher.real_quick_ratio() > best_ratio and matcher.ratio() > best_ratio:
-                best, best_ratio = window, matcher.ratio()
+    for window in (w for text in results for w in line_windows(text, want)):
+        if len(window) > 4 * len(want) + 40:
+            continue
+        matcher = difflib.SequenceMatcher(None, want, window, autojunk=False)
+        if matcher.real_quick_ratio() > best_ratio and matcher.ratio() > best_ratio:
+            best, best_ratio = window, matcher.ratio()
     return best if len(best) <= 200 else ""
+
+
+def line_windows(text: str, like: str) -> Iterator[str]:
+    """Each run of as many lines of ``text`` as ``like`` has, stripped; the first lines only."""
+    size = max(1, len(like.strip().splitlines()))
+    lines = text.splitlines()[:MAX_LINES]
+    for start in range(max(1, len(lines) - size + 1)):
+        window = "\n".join(lines[start : start + size]).strip()
+        if window:
+            yield window
 
 
 def unread_result(reason: str) -> str:
@@ -75,7 +81,7 @@ def unread_result(reason: str) -> str:
 def _old_texts(value: Any) -> Iterator[str]:
     if isinstance(value, Mapping):
         for key, item in value.items():
-            if isinstance(item, str) and _OLD_KEY.match(str(key)):
+            if isinstance(item, str) and OLD_KEY.match(str(key)):
                 yield item
             else:
                 yield from _old_texts(item)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.offer import ranked_offer, ruled_out
 from app.core.tools import ToolInfo
 from app.mcp.retrieval.selector import ToolRetriever
 from bench._everyday_reference import REFERENCE
@@ -65,3 +66,20 @@ async def test_a_server_the_question_names_has_its_best_tools_offered(
     await retriever.refresh(reference_tools)
     offered = [r.tool for r in retriever.ranked(question, reference_tools, 5) if not r.pinned]
     assert sum(1 for t in offered if t.server == server) >= 3, [t.name for t in offered]
+
+
+@pytest.mark.anyio
+async def test_tools_a_question_rules_out_give_their_places_to_the_next_of_their_server(
+    reference_tools: list[ToolInfo],
+) -> None:
+    retriever = ToolRetriever(threshold=16, top_k=5)
+    await retriever.refresh(reference_tools)
+    asked = "How many commits are in the git repository at /work/repo?"
+    out = ruled_out(asked)
+
+    offered, selected = ranked_offer(retriever, reference_tools, asked, lambda tool: not out(tool))
+
+    callable_ = [t.name for t, _ in offered if not out(t)]
+    assert selected and len(callable_) == 5  # five to choose from, not every tool of the server
+    assert "git_log" in callable_ and {t.server for t, _ in offered} == {"git"}
+    assert "git_commit" in {t.name for t, _ in offered if out(t)}  # kept for the narrowing to name

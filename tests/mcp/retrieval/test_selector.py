@@ -109,7 +109,7 @@ async def test_hybrid_score_is_the_weighted_sum_of_scaled_bm25_and_cosine(
     rows = retriever.rank(query, tools, len(tools))
     assert rows[0].tool.name == "send_email"
     assert retriever.index is not None
-    scale = retriever.index.bm25.reference(text.query_words(query))
+    scale = retriever.index.bm25.reference(text.query_words(query), text.lead_weights(query))  # "email" leads
     for r in rows:
         weight = encoder.fusion_weight
         expected = weight * r.bm25 / scale + (1 - weight) * r.dense
