@@ -12,10 +12,10 @@ any other.
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from collections.abc import Callable, Sequence
+
+from app.core.listing import list_value
 
 _LINES = re.compile(r"\blines?\b", re.IGNORECASE)
 _SUMS = re.compile(r"\b(?:average|mean|total|sum|add(?:ed)?\s+up)\b", re.IGNORECASE)
@@ -62,7 +62,7 @@ def _counted(asked: str, result: str) -> tuple[str, bool]:
         # "the average number of visitors" sums values: the note "8 lines" had the 1.5B model
         # send the calculator 8 - 1 - 1 (app.calculon.columns lists the values instead)
         return "", False
-    value = _list_value(result)
+    value = list_value(result)
     if value is not None and _is_tree(value):
         return _tree_note(asked, value), True
     if value is not None:
@@ -178,21 +178,6 @@ def _singular(word: str) -> str:
     """ "commits": "commit"; "" for a word that is no plural of four letters or more."""
     low = word.lower()
     return low[:-1] if len(low) > 3 and low.endswith("s") and not low.endswith("ss") else ""
-
-
-def _list_value(result: str) -> list[object] | None:
-    """A result that is one list (a query's rows as JSON or as Python writes them, a folder's
-    tree); None for any other text."""
-    text = result.strip()
-    if not (text.startswith("[") and text.endswith("]")):
-        return None
-    for parse in (json.loads, ast.literal_eval):  # literal_eval evaluates no code: literals only
-        try:
-            value = parse(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            continue
-        return value if isinstance(value, list) else None
-    return None
 
 
 def _is_tree(value: list[object]) -> bool:

@@ -49,9 +49,14 @@ def declined_verbs(asked: str) -> frozenset[str]:
     return frozenset(stems)
 
 
+def name_words(tool: ToolInfo) -> list[str]:
+    """The words of a tool's own name, lower case ("git_commit": git, commit)."""
+    return _NAME_WORD.findall(tool.tool.lower())
+
+
 def rules_out(tool: ToolInfo, stems: frozenset[str]) -> bool:
     """Whether a word of the tool's own name is a declined deed ("git_commit" for "commit")."""
-    words = _NAME_WORD.findall(tool.tool.lower())
+    words = name_words(tool)
     return any(word.startswith(stem) for word in words for stem in stems)
 
 
@@ -70,5 +75,5 @@ def changes_things(tool: ToolInfo) -> bool:
     hint = tool.annotations.get("readOnlyHint")
     if hint is not None:
         return hint is False
-    words = _NAME_WORD.findall(tool.tool.lower())
+    words = name_words(tool)
     return bool(words) and words[0] in _CHANGE_VERBS

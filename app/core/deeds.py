@@ -12,14 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.core.declined import changes_things, only_asks
+from app.core.declined import changes_things, name_words, only_asks
 from app.core.records import CallRecord
 from app.core.toolrun import NOT_APPROVED, REFUSED_HERE
 from app.core.tools import ToolInfo
 
 _LEAD = re.compile(r"^\s*(?:(?:please|now|then|also|and|just)\b[\s,]*)*([A-Za-z]+)\b", re.IGNORECASE)
 _SUM = re.compile(r"\s+(?:\w+\s+)?(?:up|together)\b", re.IGNORECASE)  # "add up", "add them together"
-_NAME_WORD = re.compile(r"[a-z]+")
 _FIRST_WORD = re.compile(r"^\s*([A-Za-z]+)")
 
 DEED_OPENING = "Your request asks to "
@@ -44,7 +43,7 @@ def deed_tools(verb: str, tools: Sequence[ToolInfo]) -> list[ToolInfo]:
         if not changes_things(tool):
             continue
         first = _FIRST_WORD.match(tool.description)
-        if verb in _NAME_WORD.findall(tool.tool.lower()) or (first is not None and first[1].lower() == verb):
+        if verb in name_words(tool) or (first is not None and first[1].lower() == verb):
             found.append(tool)
     return found
 

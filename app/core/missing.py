@@ -9,10 +9,10 @@ error. A note, as the app's counts are: the server's own words are left as they 
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from collections.abc import Iterable
+
+from app.core.listing import list_value
 
 _MISSING = re.compile(
     r"no such (?P<a>column|table)s?:\s*[\"'`]?(?P<an>[\w.]+)"
@@ -45,15 +45,7 @@ def missing_note(error: str, results: Iterable[str]) -> str:
 def listed_names(text: str) -> list[str]:
     """The names a result lists as rows with a "name" (a table's columns as describe_table gives
     them, the tables of list_tables); [] for any other text."""
-    body = text.strip()
-    if not (body.startswith("[") and body.endswith("]")) or len(body) > _MAX_TEXT:
-        return []
-    for parse in (json.loads, ast.literal_eval):  # literal_eval evaluates no code: literals only
-        try:
-            value = parse(body)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            continue
-        if isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
-            return [str(v["name"]) for v in value][:MAX_LISTED]
-        return []
+    value = list_value(text) if len(text) <= _MAX_TEXT else None
+    if value and all(isinstance(v, dict) and "name" in v for v in value):
+        return [str(v["name"]) for v in value if isinstance(v, dict)][:MAX_LISTED]
     return []
