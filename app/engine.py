@@ -396,6 +396,6 @@ class Engine:
 
 
 def _verifier(settings: Settings) -> AnswerVerifier | None:
-    from app.calculon import CalculonMode
+    from app.calculon.mode import CalculonMode
 
     return CalculonMode() if settings.strict else None

@@ -23,16 +23,17 @@ STARTED = time.perf_counter()  # as near the process start as Python code gets
 async def _run(questions: list[str]) -> dict[str, object]:
     from app.core import events as ev
     from app.settings import load_settings
-    from app.ui.main import build_engine, build_window, prepare
+    from app.ui.main import build_engine, build_window, prepare, start_loading
 
     settings, _ = load_settings()
     engine = build_engine(settings)
+    loading = await start_loading(engine)  # as app.ui.main.run does
     window = build_window(engine, settings)
     said: list[ev.AnswerReady] = []
     engine.subscribe(lambda event: said.append(event) if isinstance(event, ev.AnswerReady) else None)
     window.show()
     shown = time.perf_counter() - STARTED
-    warm_up = asyncio.ensure_future(prepare(engine, window))
+    warm_up = asyncio.ensure_future(prepare(engine, window, loading=loading))
     answers: list[dict[str, object]] = []
     try:
         for number, question in enumerate(questions):

@@ -260,7 +260,7 @@ def _quietly(task: asyncio.Task[None]) -> None:
 async def _ask_with(
     args: argparse.Namespace, settings: Settings, early: EarlyStarts, later: frozenset[str]
 ) -> int:
-    from app.core.backend import BackendError
+    from app.core.backend import BackendError, load_under_way
     from app.llm.registry import create_backend
 
     try:
@@ -270,7 +270,7 @@ async def _ask_with(
     printer = output.EventPrinter(sys.stderr)
     loading = asyncio.create_task(backend.load(_reporting_to(printer)))
     loading.add_done_callback(_quietly)  # a failed load fails again, worded, in Engine.ask
-    await asyncio.sleep(0)  # the load is in its worker now; llama.cpp reads weights while we import
+    await load_under_way(backend, loading)  # llama.cpp starts while the engine is imported below
     from app.cli.asking import CliUser
     from app.engine import Engine
 

@@ -8,6 +8,7 @@ needs nothing from the backends that implement it.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol, runtime_checkable
@@ -141,3 +142,17 @@ class Backend(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]: ...
 
     async def aclose(self) -> None: ...
+
+
+async def load_under_way(backend: Backend, loading: asyncio.Future[Any]) -> None:
+    """Return once ``loading`` (a task loading ``backend``) has started the model's own process,
+    or has ended: a caller about to do a second of imports or window building awaits this first,
+    so llama.cpp starts meanwhile. One turn of the loop is not enough for a process to start.
+    A backend with no process of its own (``spawned``) is under way after that one turn."""
+    spawned = getattr(backend, "spawned", None)
+    if spawned is None:
+        await asyncio.sleep(0)
+        return
+    waiting = asyncio.ensure_future(spawned())
+    await asyncio.wait([loading, waiting], return_when=asyncio.FIRST_COMPLETED)
+    waiting.cancel()

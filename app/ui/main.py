@@ -20,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.core import events as ev
-from app.core.backend import BackendError
+from app.core.backend import Backend, BackendError, load_under_way
 from app.engine import Engine
 from app.mcp.config import ConfigError, load_config
 from app.mcp.known import started_later
@@ -82,6 +82,7 @@ async def run(
     except ConfigError as exc:
         QMessageBox.critical(None, "Calculon", f"The MCP servers file cannot be used:\n\n{exc}")
         return 1
+    loading = await start_loading(engine)  # the model's process starts while the window is built
     window = build_window(engine, settings)
     saved = WindowHistory.attach(window, engine, settings.history_keep_days)
     reporter = ErrorReporter(window)
@@ -91,14 +92,15 @@ async def run(
     closed = asyncio.Event()
     window.closed.connect(closed.set)
     window.show()
-    warm_up = asyncio.ensure_future(prepare(engine, window, collector))
+    warm_up = asyncio.ensure_future(prepare(engine, window, collector, loading))
     if quit_after is not None:
         warm_up.add_done_callback(lambda _: asyncio.get_running_loop().call_later(quit_after, window.close))
     try:
         await closed.wait()
     finally:
         warm_up.cancel()
-        await asyncio.gather(warm_up, return_exceptions=True)
+        loading.cancel()  # a window closed while the model still loads
+        await asyncio.gather(warm_up, loading, return_exceptions=True)
         await (
             app_teardown.wait_closed()
         )  # the apps' pages answer ui/resource-teardown while servers still run
@@ -106,6 +108,17 @@ async def run(
         saved.close()
         reporter.uninstall()
     return 0
+
+
+async def start_loading(engine: Engine) -> asyncio.Future[Backend]:
+    """Start loading the model; return the load once its process is started. Building the
+    window takes about half a second of this process, and the model loads meanwhile;
+    ``prepare`` awaits the load and shows its error, if it fails."""
+    loading = asyncio.ensure_future(engine.ensure_backend())
+    await asyncio.sleep(0)  # the task builds the backend and starts its load
+    if engine.backend is not None:
+        await load_under_way(engine.backend, loading)
+    return loading
 
 
 def build_engine(settings: Settings, servers_path: Path | None = None) -> Engine:
@@ -159,12 +172,18 @@ def model_label(settings: Settings, loaded: str = "") -> str:
     return f"Local · {loaded or name}"
 
 
-async def prepare(engine: Engine, window: MainWindow, collector: MainThreadCollector | None = None) -> None:
-    """Start the servers and load the model as soon as the window is up."""
+async def prepare(
+    engine: Engine,
+    window: MainWindow,
+    collector: MainThreadCollector | None = None,
+    loading: asyncio.Future[Backend] | None = None,
+) -> None:
+    """Start the servers and load the model (or wait for ``loading``, a load already under way)
+    as soon as the window is up."""
     await ask_passphrase(window)  # an opted-in token file, still locked: before servers sign in with it
     servers = asyncio.ensure_future(engine.start(wait=False))  # each server's tools join as it is ready
     try:
-        backend = await engine.ensure_backend()
+        backend = await (loading if loading is not None else engine.ensure_backend())
     except BackendError as exc:
         window.feed.show_error(exc.message, "Model")
         if exc.category == "model":  # no usable model yet: the settings are where to pick one

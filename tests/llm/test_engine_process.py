@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -202,3 +204,37 @@ async def test_closing_leaves_no_model_process_behind() -> None:
     assert pids and all(alive(pid) for pid in pids)
     await backend.aclose()
     assert await wait_until_dead(pids) == []
+
+
+def test_a_finished_step_read_in_the_app_loads_no_llama_cpp_here() -> None:
+    """The step's figures cross the pipe pickled; reading them must not import llama.cpp (and
+    numpy) into the app's process in the middle of a turn, as the decoder's module would."""
+    from app.llm.local import wire
+    from app.llm.local.decoded import DecodeResult
+
+    frame = wire.encode(wire.Finished(7, figures=DecodeResult("answer", tokens=10)))
+    probe = (
+        "import sys; from app.llm.local import wire; "
+        f"m = wire.decode({frame[wire.HEADER.size :]!r}); "
+        "assert m.figures.tokens == 10, m; print('llama_cpp' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+async def test_the_command_line_goes_on_importing_only_once_the_models_process_is_started() -> None:
+    """``calculon ask`` starts the load as a task and imports the engine meanwhile: the child
+    must exist by then, or llama.cpp starts only after those imports."""
+    import asyncio
+
+    from app.core.backend import load_under_way
+
+    backend = ProcessBackend(command=[sys.executable, "-c", "import sys; sys.stdin.buffer.read()"])
+    loading = asyncio.create_task(backend.load())
+    try:
+        await load_under_way(backend, loading)
+        assert backend.pid is not None and alive(backend.pid)
+    finally:
+        loading.cancel()
+        await backend.aclose()

@@ -24,7 +24,7 @@ import llama_cpp
 
 from app.core.backend import BackendError, Chunk, ModelRequest, ProgressCallback
 from app.llm.local import model_file, priority
-from app.llm.local.decoder import DecodeResult
+from app.llm.local.decoded import DecodeResult
 from app.llm.local.model import LocalModel
 from app.llm.local.options import LocalOptions
 from app.llm.local.step import StepRunner

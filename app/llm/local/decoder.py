@@ -10,7 +10,6 @@ one token.
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import threading
 import time
 from collections.abc import Sequence
@@ -18,28 +17,12 @@ from collections.abc import Sequence
 import llama_cpp
 import numpy as np
 
+from app.llm.local.decoded import DecodeResult
 from app.llm.local.phases import Emit, Phases, PhaseSetup
 from app.llm.local.sampling import RepeatGuard, TokenPicker
 from app.llm.local.steer import MAX_STEERED, ResultSteer, Vocabulary
 
 CLOSING_RESERVE = 24  # tokens kept to close an open tool call (brackets, quotes, the end marker)
-
-
-@dataclasses.dataclass
-class DecodeResult:
-    kind: str  # "answer", "call", "think" or "decide" (nothing decided yet)
-    call_text: str = ""
-    call_complete: bool = False
-    tokens: int = 0
-    stop_reason: str = ""  # end, stop-text, call, cap, loop, context, cancelled
-    stop_text: str = ""  # with stop-text: which one
-    tokens_after_stop: int = 0  # tokens chosen after the stop flag was raised
-    closed_early: str = ""  # why a tool call was closed early: "loop", "budget", or ""
-    steered: int = 0  # tokens of an answer steered to its result after a loop (see steer.py)
-    prompt_tokens: int = 0
-    reused_tokens: int = 0
-    first_token_s: float | None = None
-    total_s: float = 0.0
 
 
 class Decoder:

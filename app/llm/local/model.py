@@ -18,7 +18,7 @@ from app import paths
 from app.core.backend import BackendError, Chunk, ModelRequest
 from app.llm.library.offload import choose_layers
 from app.llm.local import model_file
-from app.llm.local.decoder import DecodeResult
+from app.llm.local.decoded import DecodeResult
 from app.llm.local.formats import choose_format
 from app.llm.local.loader import LoadRequest, gpu_offload_supported, load_llama
 from app.llm.local.options import LocalOptions

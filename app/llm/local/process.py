@@ -92,6 +92,7 @@ class ProcessBackend:
         self._closing = False
         self._started_at = 0.0
         self._failures = 0
+        self._spawned = asyncio.Event()  # set once a process was started (or could not be)
         self._load_lock = asyncio.Lock()
         self._step_lock = asyncio.Lock()
         self._send_lock = asyncio.Lock()
@@ -115,6 +116,12 @@ class ProcessBackend:
     def subscribe(self, listener: Callable[[EngineState], None]) -> None:
         self._listeners.append(listener)
         listener(self.state)
+
+    async def spawned(self) -> None:
+        """Return once a load has started the model's process (or failed to): a caller that
+        started :meth:`load` as a task awaits this before its own long imports, so the child's
+        start-up overlaps them instead of waiting for the loop's next turn after them."""
+        await self._spawned.wait()
 
     async def load(self, progress: ProgressCallback | None = None) -> None:
         async with self._load_lock:
@@ -248,6 +255,8 @@ class ProcessBackend:
             message = f"The local model's process could not start: {exc.strerror or exc}."
             self._set_state("failed", message)
             raise BackendError(message, category="model") from exc
+        finally:
+            self._spawned.set()
         self._process, self._started_at = process, time.monotonic()
         self.stderr_tail.clear()
         self._spawn_task(self._read_frames(process))

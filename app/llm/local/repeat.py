@@ -15,7 +15,7 @@ from app.core.backend import Chunk, ModelRequest
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.answer_forms import asked_index, repeats_failed_call
 from app.llm.local.backed import BackedForms
-from app.llm.local.decoder import DecodeResult
+from app.llm.local.decoded import DecodeResult
 from app.llm.local.sampling import GrammarError
 from app.llm.local.schema_grammar import StepGrammar, answer_only
 

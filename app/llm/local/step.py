@@ -40,7 +40,8 @@ from app.llm.local.answer_forms import (
 from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.calls import parse_calls
 from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
-from app.llm.local.decoder import Decoder, DecodeResult, shared_prefix
+from app.llm.local.decoded import DecodeResult
+from app.llm.local.decoder import Decoder, shared_prefix
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
 from app.llm.local.hinted import hinted_call

@@ -22,7 +22,8 @@ from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, TextCh
 from app.core.messages import Message, ToolCall
 from app.llm.local.calls import new_call_id
 from app.llm.local.conversation import Turn
-from app.llm.local.decoder import Decoder, DecodeResult
+from app.llm.local.decoded import DecodeResult
+from app.llm.local.decoder import Decoder
 from app.llm.local.formats import ChatFormat
 from app.llm.local.hinted import evaluate_tool
 from app.llm.local.phases import PARAGRAPH_END, PhaseSetup
