@@ -13,7 +13,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from app.calculon import ARITHMETIC_TOOLS, CalculonMode
+from app.calculon.mode import CalculonMode
+from app.calculon.verdict import ARITHMETIC_TOOLS
 from app.core.offer import ranked_offer, ruled_out
 from app.core.tools import ToolInfo
 from app.mcp.config import DEFAULT_BUNDLED, bundled_entry

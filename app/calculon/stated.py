@@ -10,6 +10,7 @@ answer that holds none (the model's text stays in the trace).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from app.calculon.formula import result_line
@@ -21,8 +22,8 @@ from app.core.records import CallRecord
 
 def stated_result(answer: str, asked: str, calls: Sequence[CallRecord]) -> str:
     """``27 − 18 = 9``, the turn's last calculation that worked, where ``answer`` holds no number
-    and ``asked`` wants one worked out; "" otherwise."""
-    if find_numbers(without_names(answer)) or not asks_to_calculate(
+    outside its code and ``asked`` wants one worked out; "" otherwise."""
+    if find_numbers(without_names(prose(answer))) or not asks_to_calculate(
         without_quoted_words(without_names(asked))
     ):
         return ""
@@ -32,3 +33,14 @@ def stated_result(answer: str, asked: str, calls: Sequence[CallRecord]) -> str:
 
 def _calculates(call: CallRecord) -> bool:
     return call.tool.rsplit(".", 1)[-1] in ARITHMETIC_TOOLS
+
+
+# Code in an answer is a plan, not a statement: asked the temperature range after subtract(27, 18)
+# gave 9, the 1.5B model answered with the calls written as JSON in a fence, "50.  // Maximum
+# length" among them; the number asked for was nowhere, and the 50 made the answer "unverified".
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+
+
+def prose(answer: str) -> str:
+    """``answer`` without its code: fenced blocks (an unclosed one to the end) and inline code."""
+    return _CODE.sub(" ", answer)

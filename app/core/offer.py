@@ -19,7 +19,7 @@ from app.core.messages import ToolSpec
 from app.core.places import place_servers, takes_place, with_place
 from app.core.toolrun import REFUSED_HERE
 from app.core.tools import Source, ToolInfo, ToolSelector
-from app.core.zones import with_zones
+from app.core.zones import asks_of_time, keeps_time, with_zones
 
 Offered = list[tuple[ToolInfo, float]]
 Standing = Callable[[str, str], bool]  # whether a tool (its server, its bare name) can be called this step
@@ -176,9 +176,16 @@ def _fixers(turn: OfferingTurn, offered: Offered) -> Offered:
 
 
 def ruled_out(asked: str) -> Callable[[ToolInfo], bool]:
-    """Whether the request rules a tool out: a deed it declines, or a change where it only asks."""
-    stems, asks = declined_verbs(asked), only_asks(asked)
-    return lambda tool: bool(stems and rules_out(tool, stems)) or (asks and changes_things(tool))
+    """Whether the request rules a tool out: a deed it declines, a change where it only asks, or
+    a tool with a time-zone argument where it asks nothing of time. Asked what 6 users of a $15
+    plan cost, the 1.5B model had its 90 refused as an idle "90 + 0", then called convert_time
+    from UTC to New York and answered with the hours between them."""
+    stems, asks, timeless = declined_verbs(asked), only_asks(asked), not asks_of_time(asked)
+    return lambda tool: (
+        bool(stems and rules_out(tool, stems))
+        or (asks and changes_things(tool))
+        or (timeless and keeps_time(tool.input_schema))
+    )
 
 
 def _declined(turn: OfferingTurn, offered: Offered, step_no: int) -> Offered:
@@ -186,8 +193,13 @@ def _declined(turn: OfferingTurn, offered: Offered, step_no: int) -> Offered:
     out = ruled_out(turn.user_text)
     kept = [(t, score) for t, score in offered if not out(t)]
     if step_no == 1 and len(kept) < len(offered):
-        dropped = ", ".join(t.name for t, _ in offered if out(t))
-        why = "only asks, and these change things" if only_asks(turn.user_text) else "rules it out"
+        gone = [t for t, _ in offered if out(t)]
+        dropped = ", ".join(t.name for t in gone)
+        why = "rules it out"
+        if only_asks(turn.user_text):
+            why = "only asks, and these change things"
+        elif all(keeps_time(t.input_schema) for t in gone) and not asks_of_time(turn.user_text):
+            why = "asks nothing of time, and these take a time zone"
         turn.emit(ev.Notice, message=f"Not offered, as your request {why}: {dropped}.")
     return kept
 

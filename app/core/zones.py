@@ -93,3 +93,27 @@ def _narrowed(name: str, value: Any, zones: Sequence[str]) -> Any:
     if value.get("type", "string") != "string" or "enum" in value or "const" in value:
         return value
     return {**value, "enum": list(zones)}
+
+
+# What asks anything of time: a clock's words, a time of day, a day named relative to today, a
+# weekday. Not "per month" or "a day": rates in a story are no question for a clock.
+_OF_TIME = re.compile(
+    r"\b(?:times? ?zones?|timezones?|time|clocks?|o'clock|utc|gmt|dst|daylight|date|today|tonight"
+    r"|tomorrow|yesterday|hours? (?:ahead|behind)|ahead of|behind|noon|midnight|morning|evening"
+    r"|afternoon|now|monday|tuesday|wednesday|thursday|friday|saturday|sunday|what day)\b"
+    r"|\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)",
+    re.IGNORECASE,
+)
+
+
+def asks_of_time(text: str) -> bool:
+    """Whether ``text`` asks anything a clock answers: it names a city of the tz database, a
+    time, a date or a day, or a clock's words."""
+    plain = without_names(text)
+    return bool(_OF_TIME.search(plain)) or bool(named_zones(plain))
+
+
+def keeps_time(schema: object) -> bool:
+    """Whether a tool's input schema has a time-zone argument (``timezone``, ``source_tz`` ...)."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    return isinstance(properties, Mapping) and any(_ZONE_ARGUMENT.search(str(name)) for name in properties)

@@ -44,3 +44,23 @@ async def test_with_no_calculation_made_the_answer_is_not_replaced(tmp_path) -> 
 
     assert outcome.answer == PLAN
     assert outcome.shown_verdict != "computed"
+
+
+async def test_an_answer_whose_only_numbers_are_in_a_code_block_is_the_calculators_result(tmp_path) -> None:
+    subtract = ToolCallChunk(ToolCall("c1", "subtract", {"a": 27, "b": 18}))
+    plan = (
+        "To find the difference we can use the `subtract` function:\n\n```json\n"
+        '[["subtract", ["fetch", ["http://127.0.0.1:46409/weather.html", 50.  // Maximum length]]]]\n```'
+    )
+    asked = "How many degrees apart are today's high of 27 and low of 18?"
+    outcome, _ = await files_turn([[subtract], *[[plan]] * 8], asked, tmp_path)
+
+    assert outcome.answer == "27 − 18 = 9"
+    assert outcome.shown_verdict == "computed"
+
+
+def test_numbers_in_prose_beside_code_still_count() -> None:
+    from app.calculon.stated import stated_result
+
+    answer = "The range is 9 degrees:\n```python\nprint(27 - 18)\n```"
+    assert stated_result(answer, "How far apart are 27 and 18?", []) == ""

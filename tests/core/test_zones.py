@@ -11,7 +11,7 @@ import pytest
 from app.core import events as ev
 from app.core.messages import ToolSpec
 from app.core.session import ChatSession
-from app.core.zones import choices, named_zones, with_zones
+from app.core.zones import asks_of_time, choices, named_zones, with_zones
 from app.llm.local.schema_grammar import tool_rules
 from app.llm.local.syntaxes import HERMES
 from app.llm.scripted import ScriptedBackend
@@ -87,3 +87,29 @@ async def test_a_turn_offers_the_clock_with_the_named_zones_and_says_so(clock) -
     assert zone_args and all(p["enum"][0] == "Europe/Berlin" for p in zone_args)
     notices = [e.message for e in outcome.events if isinstance(e, ev.Notice)]
     assert any("only name the zones of your question: Europe/Berlin, UTC" in n for n in notices)
+
+
+@pytest.mark.parametrize(
+    ("asked", "of_time"),
+    [
+        ("According to the pricing page, what would the Team plan cost per month for 6 users?", False),
+        ("How many visitors came per day on average?", False),
+        ("What time is it in Tokyo?", True),
+        ("How many hours is Tokyo ahead of London?", True),
+        ("The meeting is at 15:00. What is that for a colleague in Lima?", True),
+        ("What's the date tomorrow?", True),
+    ],
+)
+def test_a_question_asks_of_time_only_where_a_clock_could_answer_it(asked: str, of_time: bool) -> None:
+    assert asks_of_time(asked) is of_time
+
+
+def test_a_tool_taking_a_time_zone_is_ruled_out_where_the_question_asks_nothing_of_time() -> None:
+    from app.core.offer import ruled_out
+    from app.core.tools import ToolInfo
+
+    convert = ToolInfo("time", "convert_time", "convert_time", CONVERT.description, CONVERT.input_schema)
+    fetch = ToolInfo("fetch", "fetch", "fetch", "Fetch a URL", {"type": "object", "properties": {"url": {}}})
+    priced = ruled_out("According to the pricing page, what would the Team plan cost for 6 users?")
+    assert priced(convert) and not priced(fetch)
+    assert not ruled_out("What time is it in Lima when it is 15:00 in Berlin?")(convert)
