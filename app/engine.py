@@ -40,19 +40,6 @@ from app.mcp.early import EarlyStarts
 from app.mcp.supervisor import Supervisor
 from app.settings import Settings
 
-# Changing any of these means a different model: the backend is built again.
-_BACKEND_FIELDS = (
-    "backend",
-    "model_path",
-    "builtin_model",
-    "n_gpu_layers",
-    "n_ctx",
-    "n_threads",
-    "gemini_model",
-    "openai_base_url",
-    "openai_model",
-)
-
 
 class Engine:
     def __init__(
@@ -280,7 +267,7 @@ class Engine:
 
     async def reconfigure(self, settings: Settings) -> None:
         """Adopt new settings; a different model is loaded again on the next turn."""
-        changed = any(getattr(settings, f) != getattr(self.settings, f) for f in _BACKEND_FIELDS)
+        changed = not settings.same_model(self.settings)
         self.settings = settings
         apply_settings = getattr(self.selector, "apply_settings", None)
         if apply_settings is not None:

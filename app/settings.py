@@ -91,6 +91,20 @@ def setting(default: Any, tab: str, title: str, hint: str = "", **bounds: Any) -
     return Field(title=title, description=hint or None, json_schema_extra={"tab": tab}, **bounds)
 
 
+# Changing any of these means a different model (Settings.same_model).
+_MODEL_FIELDS = (
+    "backend",
+    "model_path",
+    "builtin_model",
+    "n_gpu_layers",
+    "n_ctx",
+    "n_threads",
+    "gemini_model",
+    "openai_base_url",
+    "openai_model",
+)
+
+
 class Settings(BaseModel):
     # strict: a JSON 1 is not True, nor "8" a count; unknown keys (a newer version's) are ignored.
     model_config = ConfigDict(strict=True, extra="ignore", validate_assignment=True, allow_inf_nan=False)
@@ -234,6 +248,11 @@ class Settings(BaseModel):
     def check_usable(self) -> None:
         if problems := self.problems():
             raise SettingsError(problems, ["model_path"])
+
+    def same_model(self, other: Settings) -> bool:
+        """Whether ``other`` names the same model, loaded the same way: otherwise the backend is
+        built again."""
+        return all(getattr(self, name) == getattr(other, name) for name in _MODEL_FIELDS)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()

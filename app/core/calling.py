@@ -1,4 +1,5 @@
-"""What the app does around one tool call of a turn, apart from running it: the calls it refuses
+"""One tool call of a turn, from its start event to its result in the conversation
+(:func:`run_call`), and what the app does around it: the calls it refuses
 (a calculation that works nothing out, app.calculon.idle; a tool fed its own reply,
 app.core.echoed; an edit of text never read, app.core.unread), the note Calculon mode adds to a
 result (app.calculon.counts), and how an inline result stands in a worked answer's prose.
@@ -6,32 +7,85 @@ result (app.calculon.counts), and how an inline result stands in a worked answer
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import time
 from typing import Any, Protocol
 
 from app.core import events as ev
+from app.core import running
 from app.core.echoed import echoed_reply
 from app.core.fitted import fitted_edit
 from app.core.messages import Message, ToolCall
 from app.core.missing import missing_note
 from app.core.outcome import TurnOutcome
-from app.core.records import looks_failed
+from app.core.records import CallRecord, call_label, looks_failed
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
-from app.core.tools import ToolResult
+from app.core.tools import Source, ToolResult
 from app.core.unread import unread_edit, unread_result
 
 
 class CallingTurn(Protocol):
     """What the call path uses of the running turn (app.core.session's _Turn)."""
 
-    s: Any  # the ChatSession: its verifier
+    s: Any  # the ChatSession: its verifier, runner, running calls and trust
+    id: str
     user_text: str
     idle_server: str  # set here: whose calculation was refused, withdrawn for the turn
     idle_told: bool
     outcome: TurnOutcome
     messages: list[Message]  # the turn's own, after the session's history
+    sources: list[Source]  # what the turn's calls returned, for the number check
+    inserted: list[str]  # how each inline result stands in a worked answer ("= 9")
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None: ...
+
+
+async def run_call(turn: CallingTurn, call: ToolCall) -> None:
+    """Run one of the model's calls: fitted, or refused before any server sees it, timed, its
+    node finished in the trace (cancelled too), and its result, with any count the app made of
+    it, added to the conversation and, where it worked, to the sources the answer is checked against."""
+    server, tool = turn.s.runner.identify(call)
+    call = fitted_call(turn, call)
+    named = {"call_id": f"{turn.id}-{call.id}", "server": server, "tool": tool}
+    turn.emit(ev.ToolCallStarted, **named, arguments=call.arguments, inline=call.inline)
+    started = time.perf_counter()
+    refused = refusal(turn, server, tool, call)
+    try:
+        result, ms = await turn.s.running.run(
+            named["call_id"],
+            (lambda: _given(refused)) if refused else (lambda: turn.s.runner.run(call)),
+            lambda update: turn.emit(ev.ToolCallProgress, **named, **update.event_fields()),
+        )
+    except asyncio.CancelledError:  # the whole turn stopped: the call's node says so too
+        _finished(turn, call, named, running.CANCELLED, (time.perf_counter() - started) * 1000)
+        raise
+    _finished(turn, call, named, result, ms)
+    if call.inline:
+        turn.inserted.append(inserted(turn, call, result))
+    shown = running.as_message(result)
+    shown["text"] += counted(turn, result)
+    turn.messages.append(Message("tool", tool_call_id=call.id, tool_name=call.name, **shown))
+    if not result.is_error:
+        if server != turn.idle_server:
+            # new data: a calculation withdrawn as idle may be needed again ("together" after
+            # the second file is read: the 1.5B model answered the first file's 13)
+            turn.idle_server = ""
+        trusted = turn.s.trusted(server)
+        turn.sources.append(Source(shown["text"], call_label(tool, call.arguments), server, trusted))
+
+
+async def _given(result: ToolResult) -> tuple[ToolResult, float]:
+    return result, 0.0
+
+
+def _finished(
+    turn: CallingTurn, call: ToolCall, named: dict[str, str], result: ToolResult, ms: float
+) -> None:
+    turn.emit(ev.ToolCallFinished, **named, arguments=call.arguments, **running.finished_fields(result, ms))
+    turn.outcome.tool_calls.append(
+        CallRecord(named["server"], named["tool"], call.arguments, result.text, result.is_error, ms)
+    )
 
 
 def fitted_call(turn: CallingTurn, call: ToolCall) -> ToolCall:

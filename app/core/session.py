@@ -37,11 +37,10 @@ from app.core.backend import (
     ToolCallChunk,
     WorkedAnswer,
 )
-from app.core.calling import counted, fitted_call, inserted, refusal
+from app.core.calling import run_call
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.offer import listed, narrowed, ranked_offer, ruled_out, standing, step_specs
 from app.core.outcome import TurnOutcome
-from app.core.records import CallRecord, call_label
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
 from app.core.toolrun import ToolRunner
 from app.core.tools import (
@@ -50,7 +49,6 @@ from app.core.tools import (
     ApprovalPolicy,
     Source,
     ToolProvider,
-    ToolResult,
     ToolSelector,
 )
 from app.core.zones import choices as zone_choices
@@ -150,10 +148,6 @@ class ChatSession:
         ev.deliver(self._sinks, event)
 
 
-async def _refused(result: ToolResult) -> tuple[ToolResult, float]:
-    return result, 0.0
-
-
 class _Turn:
     """State of one running turn; commits to the session's history only on success."""
 
@@ -246,7 +240,7 @@ class _Turn:
                     self.worked.clear()
                     self.inserted.clear()
                 for call in calls:
-                    await self._call(call)
+                    await run_call(self, call)
                 if self.idle_told:  # after all of the step's results, which a template keeps together
                     self.idle_told = False
                     self.messages.append(Message("user", results_reask(self.user_text)))
@@ -348,43 +342,6 @@ class _Turn:
                 step.done = chunk
         step.text = "".join(parts)
         return step
-
-    async def _call(self, call: ToolCall) -> None:
-        server, tool = self.s.runner.identify(call)
-        call = fitted_call(self, call)
-        named = {"call_id": f"{self.id}-{call.id}", "server": server, "tool": tool}
-        self.emit(ev.ToolCallStarted, **named, arguments=call.arguments, inline=call.inline)
-        started = time.perf_counter()
-        refused = refusal(self, server, tool, call)
-        try:
-            result, ms = await self.s.running.run(
-                named["call_id"],
-                (lambda: _refused(refused)) if refused else (lambda: self.s.runner.run(call)),
-                lambda update: self.emit(ev.ToolCallProgress, **named, **update.event_fields()),
-            )
-        except asyncio.CancelledError:  # the whole turn stopped: the call's node says so too
-            self._finished(call, named, running.CANCELLED, (time.perf_counter() - started) * 1000)
-            raise
-        self._finished(call, named, result, ms)
-        if call.inline:
-            self.inserted.append(inserted(self, call, result))
-        shown = running.as_message(result)
-        shown["text"] += counted(self, result)
-        self.messages.append(Message("tool", tool_call_id=call.id, tool_name=call.name, **shown))
-        if not result.is_error:
-            if server != self.idle_server:
-                # new data: a calculation withdrawn as idle may be needed again ("together" after
-                # the second file is read: the 1.5B model answered the first file's 13)
-                self.idle_server = ""
-            trusted = self.s.trusted(server)
-            self.sources.append(Source(shown["text"], call_label(tool, call.arguments), server, trusted))
-
-    def _finished(self, call: ToolCall, named: dict[str, str], result: ToolResult, ms: float) -> None:
-        arguments = call.arguments
-        self.emit(ev.ToolCallFinished, **named, arguments=arguments, **running.finished_fields(result, ms))
-        self.outcome.tool_calls.append(
-            CallRecord(named["server"], named["tool"], arguments, result.text, result.is_error, ms)
-        )
 
     def all_sources(self) -> list[Source]:
         return [*self.s._sources, *self.sources]

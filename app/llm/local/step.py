@@ -23,14 +23,12 @@ from pathlib import Path
 
 import llama_cpp
 
-from app.calculon.transcript import transcribe, with_earlier
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.named import without_names
 from app.core.numbers import find_numbers
 from app.llm.local.answer_forms import (
     answer_units,
-    asked_index,
     calls_this_turn,
     formulas,
     head_forms,
@@ -38,6 +36,7 @@ from app.llm.local.answer_forms import (
     repeats_earlier_call,
 )
 from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
+from app.llm.local.call_operands import operands_for
 from app.llm.local.calls import parse_calls
 from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
 from app.llm.local.decoded import DecodeResult
@@ -45,7 +44,7 @@ from app.llm.local.decoder import Decoder, shared_prefix
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
 from app.llm.local.hinted import hinted_call
-from app.llm.local.operands import Operands, operands
+from app.llm.local.operands import Operands
 from app.llm.local.options import CallPolicy
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
@@ -321,34 +320,6 @@ class StepRunner:
         if result.stop_reason == "context":
             return ["The model's reply filled its context window and was cut off."]
         return []
-
-
-def operands_for(request: ModelRequest, forms: BackedForms | None, *, one_call: bool) -> Operands | None:
-    """In Calculon mode, on the step that answers a user message: the user's numbers the call
-    may use, each at most as often as written. All of them only where this is the one call
-    the model may make and the user wrote the arithmetic out ("12 times 7"): a word problem
-    carries numbers its question does not use, and forcing them in wrote ``5 * 15`` for
-    "15 goldfish, 5 were eaten" and ``100 * 5 * 3 * 5000`` for "3 kids ... 20% of 5000"."""
-    last = request.messages[-1] if request.messages else None
-    if forms is None or request.backed is None or last is None or last.role != "user":
-        return None
-    if last.text not in request.backed:  # the app's own re-ask, not the user's words
-        return None
-    free = backed_forms(t for t in request.backed if t != last.text).arguments
-    earlier = earlier_result(request)
-    text = with_earlier(last.text, earlier) if earlier else last.text
-    if text != last.text:  # "that" is an operand the call must use, not merely one it may
-        free = free - backed_forms([earlier]).arguments
-    every = one_call and transcribe(text) is not None
-    return operands(text, free | ({"100"} if forms.percent else set()), every=every)
-
-
-def earlier_result(request: ModelRequest) -> str:
-    """The previous turn's last result, as written ("84"), for "add 16 to that"; "" if none."""
-    asked = asked_index(request.messages, request.backed)
-    results = [m for m in request.messages[:asked] if m.role == "tool" and not m.is_error]
-    mentions = find_numbers(results[-1].text) if results else []
-    return mentions[0].text if mentions else ""
 
 
 def stops_for(chat_format: ChatFormat) -> tuple[str, ...]:
