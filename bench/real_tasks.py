@@ -9,8 +9,9 @@ It is judged only by what it left behind or the value its answer states
 (:mod:`bench._real_tasks_task`).
 
     python -m bench real_tasks [--model ID | --gguf FILE] [--strict | --no-strict]
-                               [--tool-format auto|native|calculon] [--peer] [--limit N]
-                               [--task NAME ...] [--budget-minutes M] [--no-write] [--json FILE]
+                               [--tool-format auto|native|calculon] [--peer | --peer-only]
+                               [--skip N] [--limit N] [--task NAME ...] [--budget-minutes M]
+                               [--no-write] [--json FILE]
 
 The first run installs the PyPI servers into venvs of their own under
 ``~/.cache/calculon-bench/servers/`` and fetches the npm ones into npx's cache.
@@ -45,8 +46,8 @@ TASKS: list[Task] = [
 ROOT = Path(tempfile.gettempdir()) / "calculon-real-tasks"  # no digits in it: a path the model copies
 
 
-def chosen(limit: int, names: list[str] | None) -> list[Task]:
-    tasks = [t for t in TASKS if not names or t.name in names]
+def chosen(limit: int, names: list[str] | None, skip: int = 0) -> list[Task]:
+    tasks = [t for t in TASKS if not names or t.name in names][skip:]
     return tasks[:limit] if limit else tasks
 
 
@@ -75,14 +76,15 @@ async def run_model(args: argparse.Namespace, tasks: list[Task]) -> list[report.
         peer = None
         try:
             await calculon.start()
-            peer = PeerSide(_gguf(args), _folder("raw"), site) if args.peer else None
+            peer = PeerSide(_gguf(args), _folder("raw"), site) if args.peer or args.peer_only else None
             deadline = time.monotonic() + args.budget_minutes * 60 if args.budget_minutes else None
             for number, task in enumerate(tasks, 1):
                 if deadline is not None and time.monotonic() > deadline:
                     print(f"stopped after {number - 1} tasks: --budget-minutes {args.budget_minutes} spent")
                     break
-                ours.append(await calculon.run(task, settings.max_rounds))
-                _progress(number, len(tasks), ours[-1])
+                if not args.peer_only:
+                    ours.append(await calculon.run(task, settings.max_rounds))
+                    _progress(number, len(tasks), ours[-1])
                 if peer is not None:
                     raw.append(await peer.run(task, settings.max_rounds))
                     _progress(number, len(tasks), raw[-1])
@@ -96,7 +98,7 @@ async def run_model(args: argparse.Namespace, tasks: list[Task]) -> list[report.
 
 def _results(args: argparse.Namespace, label: str, ours: list[Any], raw: list[Any]) -> list[report.Result]:
     label = label or args.model
-    results = [report.Result(label, mode_label(args.strict, args.tool_format), ours)]
+    results = [report.Result(label, mode_label(args.strict, args.tool_format), ours)] if ours else []
     if raw:
         results.append(report.Result(label, "raw peer (own template, lenient parse)", raw))
     return results
@@ -139,7 +141,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--tool-format", choices=("auto", "native", "calculon"), default="auto")
     parser.add_argument("--peer", action="store_true", help="the raw peer on the same GGUF after each task")
+    parser.add_argument(
+        "--peer-only",
+        action="store_true",
+        help="the raw peer alone (its figures do not depend on Calculon's code)",
+    )
     parser.add_argument("--limit", type=int, default=0, help="the first N tasks only")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N tasks")
     parser.add_argument("--task", action="append", help="only the task of this name (repeat)")
     parser.add_argument("--json", type=Path, help="also write every run to this file (after each task)")
     parser.add_argument(
@@ -153,7 +161,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main() -> int:
     args = parse(sys.argv[1:])
-    tasks = chosen(args.limit, args.task)
+    tasks = chosen(args.limit, args.task, args.skip)
     if not tasks:
         print(f"no task named {args.task}", file=sys.stderr)
         return 2

@@ -22,7 +22,7 @@ from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label, looks_failed
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.core.tools import Source, ToolResult
-from app.core.unread import unread_edit, unread_result
+from app.core.unread import UNCHANGED_NOT_RUN, unchanged_edit, unread_edit, unread_result
 
 
 class CallingTurn(Protocol):
@@ -117,6 +117,10 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
     if overused is not None:
         return overused
     results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
+    unchanged = unchanged_edit(tool, call.arguments)
+    if unchanged:
+        turn.emit(ev.Notice, message=f"Not run: {unchanged}.")
+        return ToolResult(f"{UNCHANGED_NOT_RUN} {unchanged}.", is_error=True)
     unread = unread_edit(tool, call.arguments, results, turn.user_text)
     if unread:
         turn.emit(ev.Notice, message=f"Not run: {unread}.")

@@ -15,10 +15,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from app.core.unread import OLD_KEY, line_windows
+from app.core.unread import NEW_KEY, OLD_KEY, line_windows
 
 _TOKEN = re.compile(r"[A-Za-z0-9_.]+")
-_NEW_KEY = re.compile(r"^new_?(text|str|string)$", re.IGNORECASE)
 
 
 def fitted_edit(arguments: Mapping[str, Any], results: Iterable[str]) -> tuple[dict[str, Any], str] | None:
@@ -49,7 +48,7 @@ def _fit(value: Any, texts: list[str], changed: list[str]) -> Any:
     if not isinstance(value, Mapping):
         return value
     old_key = next((k for k in value if OLD_KEY.match(str(k)) and isinstance(value[k], str)), None)
-    new_key = next((k for k in value if _NEW_KEY.match(str(k)) and isinstance(value[k], str)), None)
+    new_key = next((k for k in value if NEW_KEY.match(str(k)) and isinstance(value[k], str)), None)
     if old_key is None or new_key is None:
         out = {k: _fit(v, texts, changed) for k, v in value.items()}
         return None if any(v is None for v in out.values()) else out

@@ -1,4 +1,5 @@
-"""An edit whose text to replace was never read: refused before it reaches the server.
+"""An edit whose text to replace was never read, or that would change nothing: refused before
+it reaches the server.
 
 An edit tool (the filesystem server's ``edit_file``) replaces text the model copies from the
 file. Asked to change a port in config.json, Qwen2.5-Coder-1.5B edited before reading and
@@ -16,10 +17,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 UNREAD_NOT_RUN = "Not run (the text it replaces was never read):"
+UNCHANGED_NOT_RUN = "Not run (it changes nothing):"
 
 NEAR_ENOUGH = 0.6  # a read text this like the edit's (difflib's ratio) is named as what it meant
 MAX_LINES = 2000  # of each result, the lines compared: an edit's text comes from what a person reads
 OLD_KEY = re.compile(r"^old_?(text|str|string)$", re.IGNORECASE)  # an edit's text to replace
+NEW_KEY = re.compile(r"^new_?(text|str|string)$", re.IGNORECASE)  # and what replaces it
 _QUOTED = re.compile(r"""'([^']+)'|"([^"]+)"|‘([^’]+)’|“([^”]+)”|`([^`]+)`""")
 
 
@@ -46,6 +49,35 @@ def unread_edit(tool: str, arguments: Mapping[str, Any], results: Iterable[str],
             " conversation. Read the file first, then copy the exact text to replace from it"
         )
     return ""
+
+
+def unchanged_edit(tool: str, arguments: Mapping[str, Any]) -> str:
+    """Why an edit that replaces a text with the same text is not run, or "". Asked to add "call
+    the plumber" to todo.md, the 1.5B model replaced "call the plumber" with itself three times;
+    the server failed each (the text was not in the file), and nothing would have changed had it
+    been."""
+    same = next((old for old, new in _pairs(arguments) if old == new and old.strip()), None)
+    if same is None:
+        return ""
+    shown = same if len(same) <= 60 else same[:57] + "..."
+    return (
+        f"{tool} would replace {shown!r} with the same text, which changes nothing. To add a line, "
+        "replace a line that is in the file with that line followed by the new one"
+    )
+
+
+def _pairs(value: Any) -> Iterator[tuple[str, str]]:
+    """Each edit's (old, new) texts, wherever they stand in the arguments."""
+    if isinstance(value, Mapping):
+        old = next((v for k, v in value.items() if OLD_KEY.match(str(k)) and isinstance(v, str)), None)
+        new = next((v for k, v in value.items() if NEW_KEY.match(str(k)) and isinstance(v, str)), None)
+        if old is not None and new is not None:
+            yield old, new
+        for item in value.values():
+            yield from _pairs(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _pairs(item)
 
 
 def nearest_text(old: str, results: Iterable[str]) -> str:

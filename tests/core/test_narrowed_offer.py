@@ -16,7 +16,7 @@ import pytest
 from app.core.acting import FAILED_OPENING
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
-from app.core.unread import UNREAD_NOT_RUN
+from app.core.unread import UNCHANGED_NOT_RUN, UNREAD_NOT_RUN
 from app.mcp.retrieval.selector import ToolRetriever
 from tests.core.files_turn import files_turn
 
@@ -149,6 +149,26 @@ async def test_an_edit_of_text_never_read_is_refused_and_the_edit_after_reading_
     )
     assert config.read_text(encoding="utf-8") == '{"port": 9090}\n'  # the blind edit never reached it
     assert outcome.answer == "The port is now 9090."
+
+
+async def test_an_edit_that_changes_nothing_never_reaches_the_server_and_the_real_edit_runs(tmp_path) -> None:
+    todo = tmp_path / "todo.md"
+    todo.write_text("- buy milk\n", encoding="utf-8")
+    same = {"path": str(todo), "old_text": "call the plumber", "new_text": "call the plumber"}
+    added = {"path": str(todo), "old_text": "- buy milk", "new_text": "- buy milk\n- call the plumber"}
+    steps = [
+        [ToolCallChunk(ToolCall("c1", "replace_text", same))],
+        [ToolCallChunk(ToolCall("c2", "read_text", {"path": str(todo)}))],
+        [ToolCallChunk(ToolCall("c3", "replace_text", added))],
+        ["Added."],
+    ]
+    asked = f"Add 'call the plumber' to {todo}."
+    outcome, backend = await files_turn(steps, asked, tmp_path, server="editor", script="editor.py")
+
+    refused = backend.requests[1].messages[-1]
+    assert refused.is_error and refused.text.startswith(UNCHANGED_NOT_RUN)
+    assert todo.read_text(encoding="utf-8") == "- buy milk\n- call the plumber\n"
+    assert [c.is_error for c in outcome.tool_calls] == [True, False, False]
 
 
 async def test_the_calculator_is_offered_only_once_the_turn_holds_a_number(tmp_path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.unread import nearest_text, unread_edit
+from app.core.unread import nearest_text, unchanged_edit, unread_edit
 
 CONFIG = '{\n  "name": "shop",\n  "port": 8080\n}\n'
 
@@ -47,3 +47,12 @@ def test_the_nearest_text_spans_as_many_lines_as_the_edit() -> None:
     read = "# Notes\n- buy milk\n- call mom\n- pay rent\n"
     assert nearest_text("- buy milk\n- call mum", [read]) == "- buy milk\n- call mom"
     assert nearest_text("completely different words", [read]) == ""
+
+
+def test_an_edit_that_replaces_a_text_with_itself_is_refused_with_how_to_add_a_line() -> None:
+    same = {"path": "/w/todo.md", "edits": [{"oldText": "call the plumber", "newText": "call the plumber"}]}
+    reason = unchanged_edit("edit_file", same)
+    assert "'call the plumber' with the same text, which changes nothing" in reason
+    assert "replace a line that is in the file with that line followed by the new one" in reason
+    assert unchanged_edit("edit_file", edit('"port": 8080')) == ""
+    assert unchanged_edit("write_file", {"path": "/w/a.txt", "content": "hello"}) == ""
