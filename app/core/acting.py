@@ -196,10 +196,13 @@ MAX_LOOKUPS = 3
 def lookups(specs: Sequence[ToolSpec], failed: str, ran: Sequence[str] = ()) -> list[str]:
     """The offered tools, other than the one that failed, whose names mark a look-up; those not
     ``ran`` yet first ("no such column" after list_tables worked: describe_table)."""
-    found = [
-        s.name for s in specs if s.name != failed and _LOOKUP_WORDS & set(re.split(r"[_\-]", s.name.lower()))
-    ]
+    found = [s.name for s in specs if s.name != failed and looks_up(s.name)]
     return sorted(found, key=lambda name: name in ran)[:MAX_LOOKUPS]
+
+
+def looks_up(name: str) -> bool:
+    """Whether a tool's name marks a look-up (``describe_table``, ``git_status``)."""
+    return bool(_LOOKUP_WORDS & set(re.split(r"[_\-]", name.lower())))
 
 
 RETRY_OPENING = "Earlier the "

@@ -1,7 +1,8 @@
 """One tool call of a turn, from its start event to its result in the conversation
 (:func:`run_call`), and what the app does around it: the calls it refuses
 (a calculation that works nothing out, app.calculon.idle; a tool fed its own reply,
-app.core.echoed; an edit of text never read, app.core.unread), the note Calculon mode adds to a
+app.core.echoed; an edit of text never read, app.core.unread; a call that just failed as it
+is, app.core.refailed), the note Calculon mode adds to a
 result (app.calculon.counts), and how an inline result stands in a worked answer's prose.
 """
 
@@ -20,6 +21,7 @@ from app.core.messages import Message, ToolCall
 from app.core.missing import missing_note
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label, looks_failed
+from app.core.refailed import failed_before, refailed_result
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.core.tools import Source, ToolResult
 from app.core.unread import UNCHANGED_NOT_RUN, unchanged_edit, unread_edit, unread_result
@@ -125,6 +127,10 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
     if unread:
         turn.emit(ev.Notice, message=f"Not run: {unread}.")
         return ToolResult(unread_result(unread), is_error=True)
+    refailed = failed_before(server, tool, call.arguments, turn.outcome.tool_calls)
+    if refailed:
+        turn.emit(ev.Notice, message=f"Not run: {refailed}.")
+        return ToolResult(refailed_result(refailed), is_error=True)
     echoed = echoed_reply(tool, call.arguments, turn.outcome.tool_calls)
     if not echoed:
         return None
