@@ -193,14 +193,14 @@ def _declined(turn: OfferingTurn, offered: Offered, step_no: int) -> Offered:
     out = ruled_out(turn.user_text)
     kept = [(t, score) for t, score in offered if not out(t)]
     if step_no == 1 and len(kept) < len(offered):
-        gone = [t for t, _ in offered if out(t)]
-        dropped = ", ".join(t.name for t in gone)
-        why = "rules it out"
-        if only_asks(turn.user_text):
-            why = "only asks, and these change things"
-        elif all(keeps_time(t.input_schema) for t in gone) and not asks_of_time(turn.user_text):
-            why = "asks nothing of time, and these take a time zone"
-        turn.emit(ev.Notice, message=f"Not offered, as your request {why}: {dropped}.")
+        # a clock left out of a request that asks nothing of time goes unsaid, as retrieval's
+        # choices do: said under every story, it was noise in the chat
+        timeless = not asks_of_time(turn.user_text)
+        gone = [t for t, _ in offered if out(t) and not (timeless and keeps_time(t.input_schema))]
+        why = "only asks, and these change things" if only_asks(turn.user_text) else "rules it out"
+        if gone:
+            names = ", ".join(t.name for t in gone)
+            turn.emit(ev.Notice, message=f"Not offered, as your request {why}: {names}.")
     return kept
 
 

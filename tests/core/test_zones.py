@@ -89,6 +89,19 @@ async def test_a_turn_offers_the_clock_with_the_named_zones_and_says_so(clock) -
     assert any("only name the zones of your question: Europe/Berlin, UTC" in n for n in notices)
 
 
+@pytest.mark.anyio
+async def test_a_story_that_asks_nothing_of_time_is_offered_no_clock_and_the_chat_says_nothing_of_it(
+    clock,
+) -> None:
+    backend = ScriptedBackend([["There are 10 goldfish left."]])
+    chat = ChatSession(backend, clock)
+    with anyio.fail_after(30):
+        outcome = await chat.run_turn("Paige had 15 goldfish and 5 were eaten. How many are left?")
+    (request,) = backend.requests
+    assert not [t.name for t in request.tools if t.name == "get_time"]
+    assert not [e for e in outcome.events if isinstance(e, ev.Notice) and "get_time" in e.message]
+
+
 @pytest.mark.parametrize(
     ("asked", "of_time"),
     [
