@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from app.core.unread import NEW_KEY, OLD_KEY, line_windows
+from app.core.unread import OLD_KEY, edit_keys, line_windows
 
 _TOKEN = re.compile(r"[A-Za-z0-9_.]+")
 
@@ -47,8 +47,7 @@ def _fit(value: Any, texts: list[str], changed: list[str]) -> Any:
         return None if any(item is None for item in items) else items
     if not isinstance(value, Mapping):
         return value
-    old_key = next((k for k in value if OLD_KEY.match(str(k)) and isinstance(value[k], str)), None)
-    new_key = next((k for k in value if NEW_KEY.match(str(k)) and isinstance(value[k], str)), None)
+    old_key, new_key = edit_keys(value)
     if old_key is None or new_key is None:
         out = {k: _fit(v, texts, changed) for k, v in value.items()}
         return None if any(v is None for v in out.values()) else out

@@ -180,12 +180,16 @@ def ruled_out(asked: str) -> Callable[[ToolInfo], bool]:
     a tool with a time-zone argument where it asks nothing of time. Asked what 6 users of a $15
     plan cost, the 1.5B model had its 90 refused as an idle "90 + 0", then called convert_time
     from UTC to New York and answered with the hours between them."""
-    stems, asks, timeless = declined_verbs(asked), only_asks(asked), not asks_of_time(asked)
-    return lambda tool: (
-        bool(stems and rules_out(tool, stems))
-        or (asks and changes_things(tool))
-        or (timeless and keeps_time(tool.input_schema))
-    )
+    said, timeless = _said_out(asked), not asks_of_time(asked)
+    return lambda tool: said(tool) or (timeless and keeps_time(tool.input_schema))
+
+
+def _said_out(asked: str) -> Callable[[ToolInfo], bool]:
+    """The part of :func:`ruled_out` the trace names: a deed declined, or a change where it only
+    asks. A clock left out goes unsaid, as retrieval's choices do: said under every story, it was
+    noise in the chat."""
+    stems, asks = declined_verbs(asked), only_asks(asked)
+    return lambda tool: bool(stems and rules_out(tool, stems)) or (asks and changes_things(tool))
 
 
 def _declined(turn: OfferingTurn, offered: Offered, step_no: int) -> Offered:
@@ -193,10 +197,8 @@ def _declined(turn: OfferingTurn, offered: Offered, step_no: int) -> Offered:
     out = ruled_out(turn.user_text)
     kept = [(t, score) for t, score in offered if not out(t)]
     if step_no == 1 and len(kept) < len(offered):
-        # a clock left out of a request that asks nothing of time goes unsaid, as retrieval's
-        # choices do: said under every story, it was noise in the chat
-        timeless = not asks_of_time(turn.user_text)
-        gone = [t for t, _ in offered if out(t) and not (timeless and keeps_time(t.input_schema))]
+        said = _said_out(turn.user_text)
+        gone = [t for t, _ in offered if said(t)]
         why = "only asks, and these change things" if only_asks(turn.user_text) else "rules it out"
         if gone:
             names = ", ".join(t.name for t in gone)

@@ -66,13 +66,19 @@ def unchanged_edit(tool: str, arguments: Mapping[str, Any]) -> str:
     )
 
 
+def edit_keys(value: Mapping[Any, Any]) -> tuple[Any, Any]:
+    """The keys of an edit's text to replace and of what replaces it (each None where absent)."""
+    old = next((k for k in value if OLD_KEY.match(str(k)) and isinstance(value[k], str)), None)
+    new = next((k for k in value if NEW_KEY.match(str(k)) and isinstance(value[k], str)), None)
+    return old, new
+
+
 def _pairs(value: Any) -> Iterator[tuple[str, str]]:
     """Each edit's (old, new) texts, wherever they stand in the arguments."""
     if isinstance(value, Mapping):
-        old = next((v for k, v in value.items() if OLD_KEY.match(str(k)) and isinstance(v, str)), None)
-        new = next((v for k, v in value.items() if NEW_KEY.match(str(k)) and isinstance(v, str)), None)
+        old, new = edit_keys(value)
         if old is not None and new is not None:
-            yield old, new
+            yield value[old], value[new]
         for item in value.values():
             yield from _pairs(item)
     elif isinstance(value, list | tuple):
