@@ -164,9 +164,14 @@ def write_pages(folder: Path) -> None:
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?![\d])")
 
 
+# an absolute path or a URL: its digits name a place, they state no number
+_PLACE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|(?<![\w./])(?:~)?/[^\s,;:!?()\"']+", re.IGNORECASE)
+
+
 def numbers_in(text: str) -> list[Decimal]:
     """Every number the text states, thousands separators dropped (a version's parts count too)."""
     found = []
+    text = _PLACE.sub(" ", text)  # "the repository at /tmp/pytest-5/w has 3 commits" states no 5
     for match in _NUMBER.findall(text.replace("\u202f", "").replace("\u00a0", "")):
         token = match.replace("−", "-").rstrip(",")
         if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", token):

@@ -1,9 +1,10 @@
 """One tool call of a turn, from its start event to its result in the conversation
 (:func:`run_call`), and what the app does around it: the calls it refuses
 (a calculation that works nothing out, app.calculon.idle; a tool fed its own reply,
-app.core.echoed; an edit of text never read, app.core.unread; a call that just failed as it
-is, app.core.refailed), the note Calculon mode adds to a
-result (app.calculon.counts), and how an inline result stands in a worked answer's prose.
+app.core.echoed; an edit of text never read, app.core.unread; a read of a folder or of a file
+still to write, app.core.no_file; a call that just failed as it is, app.core.refailed), the
+note Calculon mode adds to a result (app.calculon.counts), and how an inline result stands in a
+worked answer's prose.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from app.core import events as ev
@@ -19,6 +21,7 @@ from app.core.echoed import echoed_reply
 from app.core.fitted import fitted_edit
 from app.core.messages import Message, ToolCall
 from app.core.missing import missing_note
+from app.core.no_file import no_file_read, no_file_result
 from app.core.outcome import TurnOutcome
 from app.core.records import CallRecord, call_label, looks_failed
 from app.core.refailed import failed_before, refailed_result
@@ -119,23 +122,25 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
     if overused is not None:
         return overused
     results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
-    unchanged = unchanged_edit(tool, call.arguments)
-    if unchanged:
-        turn.emit(ev.Notice, message=f"Not run: {unchanged}.")
-        return ToolResult(f"{UNCHANGED_NOT_RUN} {unchanged}.", is_error=True)
-    unread = unread_edit(tool, call.arguments, results, turn.user_text)
-    if unread:
-        turn.emit(ev.Notice, message=f"Not run: {unread}.")
-        return ToolResult(unread_result(unread), is_error=True)
-    refailed = failed_before(server, tool, call.arguments, turn.outcome.tool_calls)
-    if refailed:
-        turn.emit(ev.Notice, message=f"Not run: {refailed}.")
-        return ToolResult(refailed_result(refailed), is_error=True)
-    echoed = echoed_reply(tool, call.arguments, turn.outcome.tool_calls)
-    if not echoed:
-        return None
-    turn.emit(ev.Notice, message=f"Not run: {echoed}.")
-    return ToolResult(f"{ECHO_NOT_RUN} {echoed}. Make the call the request still needs, or answer.", True)
+    done = turn.outcome.tool_calls
+    # each check gives why the call is not run ("" to let it run), then what the model is told
+    checks: tuple[tuple[Callable[[], str], Callable[[str], str]], ...] = (
+        (lambda: unchanged_edit(tool, call.arguments), lambda why: f"{UNCHANGED_NOT_RUN} {why}."),
+        (lambda: unread_edit(tool, call.arguments, results, turn.user_text), unread_result),
+        (lambda: no_file_read(tool, call.arguments, turn.user_text, done), no_file_result),
+        (lambda: failed_before(server, tool, call.arguments, done), refailed_result),
+        (lambda: echoed_reply(tool, call.arguments, done), _echo_result),
+    )
+    for check, told in checks:
+        why = check()
+        if why:
+            turn.emit(ev.Notice, message=f"Not run: {why}.")
+            return ToolResult(told(why), is_error=True)
+    return None
+
+
+def _echo_result(why: str) -> str:
+    return f"{ECHO_NOT_RUN} {why}. Make the call the request still needs, or answer."
 
 
 def _overused(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolResult | None:

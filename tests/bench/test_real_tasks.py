@@ -197,3 +197,11 @@ def test_calls_the_app_refused_before_any_server_are_counted_apart_among_the_inv
     assert report.row(report.Result("m", "calculon", [run])).split(" | ")[5] == "1 (1 refused here)"
     plain = judged(task, "raw", Path("/w"), "13", calls, unapproved=0, seconds=1.0, schema_tokens=1.0)
     assert report.row(report.Result("m", "raw", [plain])).split(" | ")[5] == "1"
+
+
+def test_digits_in_a_path_or_url_state_no_number():
+    # the repository's path held "pytest-5" where the task's count was 5: an answer that only
+    # repeated the question's path was judged right
+    answer = "The repository at /tmp/pytest-5/w has 3 commits (http://127.0.0.1:8000/9); 3/4 of them."
+    stated = ws.numbers_in(answer)
+    assert stated == [3, 3, 4]
