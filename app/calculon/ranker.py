@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from app.calculon.candidates import Candidate, Quantity, candidates, quantities
+from app.calculon.share import share_candidates
 
 WEIGHTS = Path(__file__).with_name("ranker.json")
 _WORD = re.compile(r"[a-z]+")
@@ -52,12 +53,16 @@ def ranked(text: str, weights: Mapping[str, float] | None = None, top: int = 5) 
         return []
     w = weights if weights is not None else load_weights()
     context = Context.of(text, found)
-    scores = [score(features(c, context), w) for c in pool]
-    top_score = max(scores)
-    exps = [math.exp(s - top_score) for s in scores]
+    scored = sorted(((score(features(c, context), w), c) for c in pool), key=lambda sc: -sc[0])
+    share = share_candidates(text, found, [c for _, c in scored])  # "What is 20% of my pay?"
+    if share:
+        kept = {id(c) for c in share}
+        by_id = {id(c): s for s, c in scored if id(c) in kept}
+        scored = [(by_id[id(c)], c) for c in share]
+    top_score = max(s for s, _ in scored)
+    exps = [math.exp(s - top_score) for s, _ in scored]
     total = sum(exps)
-    order = sorted(range(len(pool)), key=lambda i: -scores[i])[:top]
-    return [Ranked(pool[i], exps[i] / total) for i in order]
+    return [Ranked(c, e / total) for (_, c), e in list(zip(scored, exps, strict=True))[:top]]
 
 
 def score(feats: Mapping[str, float], weights: Mapping[str, float]) -> float:

@@ -63,3 +63,20 @@ def test_a_percentage_taken_off_is_a_candidate_as_the_calculator_reads_it():
     pool = candidates(quantities("A $40 coat is 50% off. What is the sale price?"))
     off = [c for c in pool if c.ops == ("-%",)]
     assert [(c.expression, c.value) for c in off] == [("40 - 50%", 20)]
+
+
+def test_a_question_that_asks_a_share_of_one_quantity_is_that_share_of_the_one_it_names():
+    # the issue's own example: ranked (3 + 5000) ÷ (20/100) = 25015 first
+    best = ranked("I have 3 kids and earn 5000 dollars a month. What is 20% of my monthly pay?", top=3)
+    assert best[0].candidate.value == 1000 and best[0].candidate.used == (1, 2)
+    assert all(len(r.candidate.used) == 2 and 2 in r.candidate.used for r in best)
+    other = ranked("A class has 30 students and 2 teachers. How much is 40% of the students?", top=1)
+    assert other[0].candidate.value == 12
+
+
+def test_a_percentage_the_question_does_not_ask_a_share_of_is_ranked_as_before():
+    off = ranked("A shirt costs 40 dollars. It is on sale for 25% off. How much does it cost now?", top=1)
+    assert off[0].candidate.value == 30
+    # "of" after the percentage, but the question asks what is left, not the share
+    left = ranked("Dan had 50 apples and gave away 20% of them. How many apples does he have now?", top=5)
+    assert {"pct_off", "sub_r"} <= {role for r in left for _, role in r.candidate.roles}
