@@ -4,7 +4,8 @@ and a message that only asks questions is offered no tool that changes things.
 Told to stage a file "without committing", Qwen2.5-Coder-1.5B staged it and then committed it.
 A person who says "without committing", "do not delete" or "don't push" has declined those
 deeds before any approval is asked; the tools whose names hold the verb are not offered this
-turn, so no grammar or prompt has to talk the model out of them.
+turn, so no grammar or prompt has to talk the model out of them. So has one who says "I edited
+notes.txt": the deed is done, and what is asked is what follows it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ from app.core.tools import ToolInfo
 _DECLINED = re.compile(
     r"\bwithout\s+(?P<ing>[a-z]+)ing\b"
     r"|(?:^|[.,;:!?]\s*|\b(?:and|but|please|just)\s+)(?:do\s+not|don['\u2019]?t|never)\s+(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+# a deed the user says they did themselves: "I edited notes.txt ... Commit that change" asks
+# for the commit; the 1.5B model edited the folder first, with made-up text, twice
+_DONE = re.compile(
+    r"\b(?:I|we)(?:['\u2019]ve|\s+have|\s+had)?(?:\s+already|\s+just)?\s+(?P<past>[a-z]{3,}?)ed\b",
     re.IGNORECASE,
 )
 _NAME_WORD = re.compile(r"[a-z]+")
@@ -37,11 +44,13 @@ MIN_STEM = 4  # "do not go" names no tool
 
 
 def declined_verbs(asked: str) -> frozenset[str]:
-    """The stems of the deeds ``asked`` rules out ("committing": "commit", "delete": "delet")."""
+    """The stems of the deeds ``asked`` rules out ("committing": "commit", "delete": "delet"),
+    and of those it says were done already ("I edited": "edit")."""
     stems = set()
-    for match in _DECLINED.finditer(asked):
-        word = (match["ing"] or match["verb"] or "").lower()
-        if match["ing"] and len(word) >= 3 and word[-1] == word[-2]:  # "committ(ing)", "stopp(ing)"
+    found = [(m["ing"] or m["verb"] or "", bool(m["ing"])) for m in _DECLINED.finditer(asked)]
+    for word, inflected in [*found, *((m["past"], True) for m in _DONE.finditer(asked))]:
+        word = word.lower()
+        if inflected and len(word) >= 3 and word[-1] == word[-2]:  # "committ(ing)", "stopp(ed)"
             word = word[:-1]
         word = word.removesuffix("e")  # "delete" and "delet(ing)" alike
         if len(word) >= MIN_STEM:

@@ -21,6 +21,14 @@ def test_a_deed_the_request_declines_rules_out_the_tools_named_for_it() -> None:
     assert rules_out(tool("fs", "write_file"), declined_verbs("Read it without writing anything."))
 
 
+def test_a_deed_the_user_says_they_did_is_not_offered_again() -> None:
+    # "I edited notes.txt ... Commit that change": the 1.5B model edited the folder, twice
+    done = declined_verbs("I edited notes.txt in the git repository at /w. Commit that change.")
+    assert rules_out(tool("fs", "edit_file"), done) and not rules_out(tool("git", "git_commit"), done)
+    assert rules_out(tool("git", "git_commit"), declined_verbs("I've already committed it; now push it."))
+    assert declined_verbs("Add a line to todo.md; I added one yesterday.") == frozenset()  # too short
+
+
 def test_a_request_that_declines_nothing_rules_nothing_out() -> None:
     for asked in (
         "Commit draft.txt with the message 'Add draft'.",
@@ -28,6 +36,7 @@ def test_a_request_that_declines_nothing_rules_nothing_out() -> None:
         "How many lines do notes.txt and todo.md have together?",
         "Do not go there.",  # too short to name a tool
         "Save in notes.txt that Bob never writes tests.",  # someone else's habit, not the user's wish
+        "Bob edited notes.txt. Commit it.",  # someone else's deed: the user's own may still be asked
     ):
         assert declined_verbs(asked) == frozenset(), asked
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.backend import FormulaHint, ModelRequest, StepDone, ToolCallChunk
+from app.core.backend import FormulaHint, ModelRequest, StepDone, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolCall
 from tests.llm.local_fixtures import calculator_tools, collect
 
@@ -44,3 +44,35 @@ async def test_without_an_evaluate_tool_the_model_writes_its_own_call(smol):
     chunks = await collect(smol, request)
     (done,) = [c for c in chunks if isinstance(c, StepDone)]
     assert done.tokens > 0 and not any("reading of the story" in n for n in done.notices)
+
+
+ASKED = "What is 12 times 7?"
+TRANSCRIBED = FormulaHint("12 * 7", "12 × 7", "transcription")
+
+
+def _after(result: str, *, is_error: bool = False, hint: FormulaHint = TRANSCRIBED) -> ModelRequest:
+    call = ToolCall("c1", "evaluate", {"expression": hint.expression})
+    history = (
+        Message("user", ASKED),
+        Message("assistant", "", (call,)),
+        Message("tool", result, tool_call_id="c1", tool_name="evaluate", is_error=is_error),
+    )
+    return ModelRequest("", history, TOOLS, (ASKED, result), hint)
+
+
+async def test_a_transcriptions_answer_is_the_formula_and_its_result_written_without_the_model(smol):
+    chunks = await collect(smol, _after("84"))
+    assert "".join(c.text for c in chunks if isinstance(c, TextChunk)) == "12 × 7 = 84."
+    (done,) = [c for c in chunks if isinstance(c, StepDone)]
+    assert done.tokens == 0 and any("not the model" in n for n in done.notices)
+
+
+async def test_a_failed_or_inexact_result_or_a_reading_is_answered_by_the_model(smol):
+    for request in (
+        _after("division by zero", is_error=True),
+        _after("29/3 ≈ 9.666666666666666666666666667"),
+        _after("84", hint=FormulaHint("12 * 7", "12 × 7", "ranked", 0.7)),
+    ):
+        chunks = await collect(smol, request)
+        (done,) = [c for c in chunks if isinstance(c, StepDone)]
+        assert done.tokens > 0 and not any("not the model" in n for n in done.notices), request.messages[-1]

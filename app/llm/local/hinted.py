@@ -10,9 +10,10 @@ result. The verdict does not change: a ranked formula stays *computed*.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from app.core.backend import FormulaHint
+from app.core.backend import FormulaHint, ModelRequest
 from app.core.messages import ToolCall, ToolSpec
 from app.llm.local.calls import new_call_id
 
@@ -44,3 +45,25 @@ def hint_note(hint: FormulaHint) -> str:
         f"The formula {hint.shown} is a reading of the story ({hint.probability:.0%} likely among the "
         f"candidate formulas of its numbers), not a transcription: check it.{tail}"
     )
+
+
+COMPOSED_NOTE = "The answer was written from your words' formula and the calculator's result, not the model."
+_PLAIN = re.compile(r"-?\d+(?:\.\d+)?")  # a result stated whole: "84", "-3.5" (not "29/3 ≈ 9.67")
+
+
+def composed_answer(request: ModelRequest) -> str | None:
+    """The answer to a transcription whose call has just returned a plain number ("12 × 7 =
+    84."); None for anything else: a reading, a failed or inexact result, a later step."""
+    hint, messages = request.formula, request.messages
+    if hint is None or hint.source != "transcription" or len(messages) < 3 or request.backed is None:
+        return None
+    user, asked, result = messages[-3:]
+    if user.role != "user" or user.text not in request.backed or result.role != "tool" or result.is_error:
+        return None
+    made = [c for c in asked.tool_calls if c.id == result.tool_call_id]
+    if asked.role != "assistant" or len(asked.tool_calls) != 1 or not made:
+        return None
+    value = result.text.strip()
+    if dict(made[0].arguments) != {"expression": hint.expression} or not _PLAIN.fullmatch(value):
+        return None
+    return f"{hint.shown} = {value}."

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import llama_cpp
 
-from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, ToolCallChunk
+from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.named import without_names
 from app.core.numbers import find_numbers
@@ -43,7 +43,7 @@ from app.llm.local.decoded import DecodeResult
 from app.llm.local.decoder import Decoder, shared_prefix
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
-from app.llm.local.hinted import hinted_call
+from app.llm.local.hinted import COMPOSED_NOTE, composed_answer, hinted_call
 from app.llm.local.operands import Operands
 from app.llm.local.options import CallPolicy
 from app.llm.local.phases import PhaseSetup
@@ -102,6 +102,11 @@ class StepRunner:
         if hinted is not None:
             emit(ToolCallChunk(hinted[0]))
             emit(StepDone(tokens=0, notices=(hinted[1],)))
+            return
+        composed = composed_answer(request) if self.policy.hinted_calls and self.policy.strict else None
+        if composed is not None:
+            emit(TextChunk(composed))
+            emit(StepDone(tokens=0, notices=(COMPOSED_NOTE,)))
             return
         if self.policy.reader == "model" and request.backed is not None and self.worked.applies(request):
             self.worked.run(request, emit, stop)
