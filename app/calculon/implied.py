@@ -19,6 +19,8 @@ _IMPLIED: tuple[tuple[str, tuple[tuple[Fraction, str], ...]], ...] = (
     (r"quarters?|quartered", ((Fraction(4), "quarter"), (Fraction(1, 4), "a quarter"))),
     (r"pairs?|couple", ((Fraction(2), "a pair"),)),
     (r"dozens?", ((Fraction(12), "a dozen"),)),
+    (r"squared", ((Fraction(2), "squared"),)),  # "73 squared" is 73 ^ 2
+    (r"cubed", ((Fraction(3), "cubed"),)),
     (r"percent|per cent|%", ((Fraction(100), "per cent"),)),
     (r"weeks?|weekly", ((Fraction(7), "days in a week"),)),
     (r"fortnights?", ((Fraction(14), "days in a fortnight"),)),

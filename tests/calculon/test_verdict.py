@@ -29,6 +29,18 @@ def test_written_out_arithmetic_that_the_calculator_agrees_with_is_verified():
     assert "multiply(12, 7) agrees" in found.basis
 
 
+def test_the_power_that_squared_names_backs_the_answer_that_writes_it():
+    # the app's own answer to "73 squared plus 38 squared" writes the 2s: unbacked, it was asked
+    # again and the model looped over "73 squared is 73"
+    asked = "What is 73 squared plus 38 squared?"
+    calls = [call("evaluate", {"expression": "73 ^ 2 + 38 ^ 2"}, "6773")]
+    assert verdict(asked, calls, "73 ^ 2 + 38 ^ 2 = 6773.").kind == "verified"
+    cubed = [call("evaluate", {"expression": "4 ^ 3"}, "64")]
+    assert verdict("What is 4 cubed?", cubed, "4 ^ 3 = 64.").kind == "verified"
+    assert verdict("What is 4 plus 60?", [call("evaluate", {"expression": "4 + 60"}, "64")],
+                   "4 ^ 3 = 64.").kind != "verified"  # fmt: skip
+
+
 def test_a_story_read_wrong_is_computed_never_verified():
     found = verdict(PAIGE, [call("evaluate", {"expression": "5 * 15"}, "75")], "75 goldfish.")
     assert found.kind == "computed"
