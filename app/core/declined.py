@@ -27,6 +27,8 @@ _DONE = re.compile(
     r"\b(?:I|we)(?:['\u2019]ve|\s+have|\s+had)?(?:\s+already|\s+just)?\s+(?P<past>[a-z]{3,}?)ed\b",
     re.IGNORECASE,
 )
+# ...unless the request asks for another change of the kind: "I edited notes.txt; now fix the typo"
+_ASKS_TO_EDIT = re.compile(r"\b(?:edit|fix|correct|replace|modify|rewrite|append|insert)\b", re.IGNORECASE)
 _NAME_WORD = re.compile(r"[a-z]+")
 # A question opens with a question word and ends with "?"; "Can you commit it?" and "Would you
 # add ...?" ask for a deed, and are not among them.
@@ -48,7 +50,8 @@ def declined_verbs(asked: str) -> frozenset[str]:
     and of those it says were done already ("I edited": "edit")."""
     stems = set()
     found = [(m["ing"] or m["verb"] or "", bool(m["ing"])) for m in _DECLINED.finditer(asked)]
-    for word, inflected in [*found, *((m["past"], True) for m in _DONE.finditer(asked))]:
+    done = [] if _ASKS_TO_EDIT.search(_DONE.sub(" ", asked)) else [m["past"] for m in _DONE.finditer(asked)]
+    for word, inflected in [*found, *((past, True) for past in done)]:
         word = word.lower()
         if inflected and len(word) >= 3 and word[-1] == word[-2]:  # "committ(ing)", "stopp(ed)"
             word = word[:-1]

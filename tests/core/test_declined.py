@@ -27,6 +27,7 @@ def test_a_deed_the_user_says_they_did_is_not_offered_again() -> None:
     assert rules_out(tool("fs", "edit_file"), done) and not rules_out(tool("git", "git_commit"), done)
     assert rules_out(tool("git", "git_commit"), declined_verbs("I've already committed it; now push it."))
     assert declined_verbs("Add a line to todo.md; I added one yesterday.") == frozenset()  # too short
+    assert declined_verbs("I edited notes.txt. Now fix the typo in its first line.") == frozenset()
 
 
 def test_a_request_that_declines_nothing_rules_nothing_out() -> None:
