@@ -55,10 +55,9 @@ def ranked(text: str, weights: Mapping[str, float] | None = None, top: int = 5) 
     context = Context.of(text, found)
     scored = sorted(((score(features(c, context), w), c) for c in pool), key=lambda sc: -sc[0])
     share = share_candidates(text, found, [c for _, c in scored])  # "What is 20% of my pay?"
-    if share:
-        kept = {id(c) for c in share}
-        by_id = {id(c): s for s, c in scored if id(c) in kept}
-        scored = [(by_id[id(c)], c) for c in share]
+    if share:  # the share's own order, each with its score
+        score_of = {id(c): s for s, c in scored}
+        scored = [(score_of[id(c)], c) for c in share]
     top_score = max(s for s, _ in scored)
     exps = [math.exp(s - top_score) for s, _ in scored]
     total = sum(exps)
