@@ -46,9 +46,10 @@ def formula_hint(text: str, earlier: Fraction | None = None) -> FormulaHint | No
 
 
 def _transcribed(transcript: Transcript) -> FormulaHint | None:
-    if transcript.value is None or transcript.approximate:
+    if transcript.approximate:
         return None
-    expression = transcript.shown.translate(_ASCII)
+    expression = transcript.shown.translate(_ASCII).replace(" mod ", " % ")  # % between numbers: mod
     if not _EVALUATE.match(expression) or not any(op in expression for op in "+-*/%^"):
         return None  # a root, a factorial, a conversion: the model picks the tool for those
-    return FormulaHint(expression, transcript.shown, "transcription")
+    # "134 divided by 0" is made too: the small models wrote "134 * 0 = 0" for it themselves
+    return FormulaHint(expression, transcript.shown, "transcription", defined=transcript.value is not None)

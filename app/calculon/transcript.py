@@ -19,7 +19,7 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from app.calculon.evaluate import Node, TooBig, Undefined, converted, evaluate, shown
+from app.calculon.evaluate import Node, TooBig, Undefined, converted, evaluate, plain, shown
 from app.calculon.parser import NoParse, Parser, Token
 from app.calculon.phrases import CLOSING, OPENING, OPERATIONS, REFERENCE, TOKENS, UNIT_QUESTIONS
 from app.core.numbers import Mention, find_numbers
@@ -44,6 +44,7 @@ def transcribe(text: str, earlier: Fraction | None = None) -> Transcript | None:
     unit = _conversion(text)
     if unit is not None:
         return unit
+    text = _discount(text)
     tokens = _tokens(text)
     if tokens is None or not any(t.kind in ("num", "ref") for t in tokens):
         return None
@@ -182,3 +183,29 @@ def _conversion(text: str) -> Transcript | None:
                 result, f"{mention.text} {match['source']} in {match['target']}", operands=(value,)
             )
     return None
+
+
+# --- a price with a share off --------------------------------------------------------
+
+# "A $40 coat is 50% off. What is the sale price?": a sale price is the price less that share of
+# it, whatever the story around it; any other question about the coat is left as a story
+_DISCOUNT = re.compile(
+    r"(?:an? |the |my |this )?[$€£]?price(?: [a-z'-]+){0,4} (?:is|are|was|were) (?:on sale )?(?:at )?off off"
+    r"[.,;]? (?:so )?(?:what is|what's|how much is|find) (?:the |its )?(?:sale|discounted|new|reduced) price"
+    r"(?: of (?:the |my |this )?[a-z'-]+)?[?.!]?"
+)
+
+
+def _discount(text: str) -> str:
+    """ "A $40 coat is 50% off. What is the sale price?" as "40 minus 50% of 40"; else ``text``."""
+    mentions = find_numbers(text)
+    if len(mentions) != 2 or any(m.exempt or not m.readings for m in mentions):
+        return text
+    price, off = mentions
+    if not _number(off).percent or _number(price).percent:
+        return text
+    body = f"{text[: price.start]}price{text[price.end : off.start]}off{text[off.end :]}"
+    if _DISCOUNT.fullmatch(" ".join(body.lower().split())) is None:
+        return text
+    share = plain(_number(off).value or Fraction(0))  # "25 percent" as "25%": what evaluate reads
+    return f"{price.text} minus {share}% of {price.text}"

@@ -252,10 +252,13 @@ def _agrees(transcript: Transcript, call: CallRecord) -> bool:
 
 
 def _states(answer: str, transcript: Transcript) -> bool:
-    """Whether the answer states the transcription's value (or a correct rounding of it)."""
-    assert transcript.value is not None
-    pool = SourcePool([Source(_decimal(transcript.value)), Source(plain(transcript.value))])
-    return any(pool.backs(m) for m in _mentions(answer))
+    """Whether the answer states the transcription's value (or a correct rounding of it). Only the
+    value itself counts, never a part of how it is written: "(79 - 14) / 7" is 65/7, and the 7 of an
+    answer that only repeated the question was once taken for it."""
+    value = transcript.value
+    assert value is not None
+    pool = SourcePool([Source(_decimal(value))])
+    return any(r.value == value or pool.backs_reading(r) for m in _mentions(answer) for r in m.readings)
 
 
 def _decimal(value: Fraction, digits: int = 40) -> str:

@@ -56,6 +56,9 @@ class FormulaHint:
     source: str  # "transcription" or "ranked"
     probability: float = 1.0
     alternatives: tuple[tuple[str, float], ...] = ()
+    # False where the user's arithmetic has no value ("134 divided by 0"): the calculator refuses
+    # the call, and that refusal is the answer
+    defined: bool = True
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,3 +36,13 @@ def test_a_conversion_or_a_clock_question_gets_no_hint():
 
 def test_a_root_is_left_to_the_model_and_its_tools():
     assert formula_hint("What is the square root of 1444?") is None
+
+
+def test_arithmetic_with_no_value_is_handed_over_for_the_calculator_to_refuse():
+    # the small models answered "134 * 0 = 0" and "38 - 0 = 38" when left to write the call
+    divided = formula_hint("What is 134 divided by 0?")
+    assert divided is not None and (divided.expression, divided.defined) == ("134 / 0", False)
+    mod = formula_hint("What is 38 mod 0?")
+    assert mod is not None and (mod.expression, mod.defined) == ("38 % 0", False)
+    defined = formula_hint("What is 38 mod 5?")
+    assert defined is not None and (defined.expression, defined.defined) == ("38 % 5", True)

@@ -87,3 +87,12 @@ def test_a_longer_opening_is_read_whole():
     # Seen on the held-out set: "what do" was taken as the opening, leaving "you get if you ...".
     found = transcribe("What do you get if you multiply 201 by 21?")
     assert found is not None and found.value == 4221
+
+
+def test_a_sale_price_is_the_price_less_its_share_off_and_nothing_else_about_the_sale_is():
+    sale = transcribe("A $40 coat is 50% off. What is the sale price?")
+    assert sale is not None and (sale.value, sale.shown) == (Fraction(20), "40 − 50% × 40")
+    new = transcribe("My $80 shoes are 25 percent off. What is the new price?")
+    assert new is not None and new.value == Fraction(60)
+    assert transcribe("A $40 coat is 50% off. How much do I save?") is None
+    assert transcribe("A $40 coat is 50% off and I have 3 coupons. What is the sale price?") is None

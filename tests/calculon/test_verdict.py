@@ -136,6 +136,15 @@ def test_a_rounded_statement_of_an_exact_quotient_is_verified():
     assert verdict("What is 811 divided by 23?", calls, "About 35.27.").kind == "unverified"
 
 
+def test_an_answer_that_only_repeats_a_fractions_formula_does_not_state_its_value():
+    # seen on the 0.5B model: verified, because the 7 of "/ 7" was read as stating 65/7
+    calls = [call("evaluate", {"expression": "(79 - 14) / 7"}, "65/7 ≈ 9.285714285714285714285714286")]
+    asked = "What is (79 - 14) / 7?"
+    repeated = verdict(asked, calls, "This is the result of evaluating the expression (79 - 14) / 7.")
+    assert repeated.kind == "not_calculated"
+    assert verdict(asked, calls, "(79 - 14) / 7 = 65/7, about 9.29.").kind == "verified"
+
+
 def test_a_number_the_user_left_out_of_the_arithmetic_means_no_transcription():
     asked = "I have 3 kids and earn 5000 dollars a month. What is 20% of my monthly pay?"
     found = verdict(asked, [call("evaluate", {"expression": "20% * 5000"}, "1000")], "1000 dollars.")

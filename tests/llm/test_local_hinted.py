@@ -67,10 +67,26 @@ async def test_a_transcriptions_answer_is_the_formula_and_its_result_written_wit
     assert done.tokens == 0 and any("not the model" in n for n in done.notices)
 
 
-async def test_a_failed_or_inexact_result_or_a_reading_is_answered_by_the_model(smol):
+async def test_an_inexact_result_is_written_as_its_fraction_and_a_rounding(smol):
+    chunks = await collect(
+        smol, _after("65/7 ≈ 9.285714285714285714285714286 (rounded to 28 significant digits)")
+    )
+    assert "".join(c.text for c in chunks if isinstance(c, TextChunk)) == "12 × 7 = 65/7 ≈ 9.286."
+
+
+async def test_the_calculators_refusal_answers_arithmetic_that_has_no_value(smol):
+    undefined = FormulaHint("134 / 0", "134 ÷ 0", "transcription", defined=False)
+    refused = _after("division by zero (at '/', character 5)", is_error=True, hint=undefined)
+    chunks = await collect(smol, refused)
+    assert (
+        "".join(c.text for c in chunks if isinstance(c, TextChunk))
+        == "134 ÷ 0 has no value (division by zero)."
+    )
+
+
+async def test_a_failed_result_or_a_reading_is_answered_by_the_model(smol):
     for request in (
         _after("division by zero", is_error=True),
-        _after("29/3 ≈ 9.666666666666666666666666667"),
         _after("84", hint=FormulaHint("12 * 7", "12 × 7", "ranked", 0.7)),
     ):
         chunks = await collect(smol, request)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from decimal import ROUND_HALF_EVEN, Decimal
 
 from app.core.backend import FormulaHint, ModelRequest
 from app.core.messages import ToolCall, ToolSpec
@@ -48,22 +49,49 @@ def hint_note(hint: FormulaHint) -> str:
 
 
 COMPOSED_NOTE = "The answer was written from your words' formula and the calculator's result, not the model."
-_PLAIN = re.compile(r"-?\d+(?:\.\d+)?")  # a result stated whole: "84", "-3.5" (not "29/3 ≈ 9.67")
+_PLAIN = re.compile(r"-?\d+(?:\.\d+)?")  # a result stated whole: "84", "-3.5"
+# "65/7 ≈ 9.285714285714285714285714286 (rounded to 28 significant digits)", the calculator's
+# inexact form: its rounding note is the calculator's business, not the answer's
+_INEXACT = re.compile(
+    r"(?P<fraction>-?\d+/\d+) ≈ (?P<decimal>-?\d+\.\d+)(?: \(rounded to \d+ significant digits\))?"
+)
+# what the calculator says a refusal was, without its "(at '/', character 5)": digits no one gave
+_REASON = re.compile(r"((?:division|modulo) by zero)")
 
 
 def composed_answer(request: ModelRequest) -> str | None:
-    """The answer to a transcription whose call has just returned a plain number ("12 × 7 =
-    84."); None for anything else: a reading, a failed or inexact result, a later step."""
+    """The answer to a transcription whose call has just returned: its number ("12 × 7 = 84.",
+    "(79 − 14) ÷ 7 = 65/7 ≈ 9.286."), or the calculator's refusal where the arithmetic has no
+    value ("134 ÷ 0 has no value (division by zero)."); None for anything else: a reading, a
+    failed call of a formula that has a value, a later step."""
     hint, messages = request.formula, request.messages
     if hint is None or hint.source != "transcription" or len(messages) < 3 or request.backed is None:
         return None
     user, asked, result = messages[-3:]
-    if user.role != "user" or user.text not in request.backed or result.role != "tool" or result.is_error:
+    if user.role != "user" or user.text not in request.backed or result.role != "tool":
         return None
     made = [c for c in asked.tool_calls if c.id == result.tool_call_id]
     if asked.role != "assistant" or len(asked.tool_calls) != 1 or not made:
         return None
-    value = result.text.strip()
-    if dict(made[0].arguments) != {"expression": hint.expression} or not _PLAIN.fullmatch(value):
+    if dict(made[0].arguments) != {"expression": hint.expression}:
         return None
-    return f"{hint.shown} = {value}."
+    if not hint.defined:  # only the refusal answers "134 ÷ 0": no number may stand as its result
+        reason = _REASON.search(result.text)
+        why = f" ({reason.group(1)})" if result.is_error and reason else ""
+        return f"{hint.shown} has no value{why}." if result.is_error else None
+    if result.is_error:
+        return None
+    value = result.text.strip()
+    if _PLAIN.fullmatch(value):
+        return f"{hint.shown} = {value}."
+    inexact = _INEXACT.fullmatch(value)
+    if inexact is None:
+        return None
+    return f"{hint.shown} = {inexact['fraction']} ≈ {_rounded(inexact['decimal'])}."
+
+
+def _rounded(decimal: str) -> str:
+    """A long decimal as a person writes it: four significant digits, at least two places."""
+    value = Decimal(decimal)
+    places = max(2, 3 - value.adjusted()) if value else 2
+    return f"{value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN):f}"

@@ -32,6 +32,7 @@ def expression_before(text: str) -> str:
             break
         run.append((kind, value))
     run.reverse()
+    run = _from_last_gap(run)
     while run and run[0][0] == "op" and run[0][1] not in "-(":
         run.pop(0)  # "...and then + 3 =" reads from the first operand
     return _written(run)
@@ -52,6 +53,17 @@ def _without_units(tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
         words_after = 0 if kind == "num" or value == ")" else -1
         kept.append((kind, value))
     return kept
+
+
+def _from_last_gap(run: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The run after its last two numbers with no operator between them: "15 tickets cost $51 x
+    15" lost its words as the first number's unit, and "15 51 * 15" is no calculation."""
+    start = 0
+    for index in range(1, len(run)):
+        before, here = run[index - 1], run[index]
+        if (here[0] == "num" or here[1] == "(") and (before[0] == "num" or before[1] == ")"):
+            start = index
+    return run[start:]
 
 
 def _written(run: list[tuple[str, str]]) -> str:
