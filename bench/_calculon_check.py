@@ -124,7 +124,7 @@ def holds(answer: str, expected: Fraction) -> bool:
 
 _NO_ANSWER = re.compile(
     r"undefined|not defined|cannot|can't|can not|impossible|not possible|no answer|division by zero"
-    r"|divide by zero|dividing by zero|infinit|error",
+    r"|divide by zero|dividing by zero|modulo by zero|has no value|infinit|error",
     re.IGNORECASE,
 )
 

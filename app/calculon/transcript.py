@@ -41,7 +41,7 @@ class Transcript:
 def transcribe(text: str, earlier: Fraction | None = None) -> Transcript | None:
     """The arithmetic ``text`` writes out, or None where its words do not spell it out.
     ``earlier``: the value "that" and "it" stand for (the previous answer), if known."""
-    unit = _conversion(text)
+    unit = conversion(text)
     if unit is not None:
         return unit
     text = _discount(text)
@@ -165,7 +165,7 @@ def _strip(body: str) -> str:
 # --- conversions ---------------------------------------------------------------
 
 
-def _conversion(text: str) -> Transcript | None:
+def conversion(text: str) -> Transcript | None:
     """ "How many km is 144 miles?", "What is 109 °F in Celsius?", "Convert 5 kg to pounds."."""
     mentions = find_numbers(text)
     if len(mentions) != 1 or mentions[0].exempt or not mentions[0].readings:

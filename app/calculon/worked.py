@@ -22,7 +22,7 @@ import re
 
 from app.calculon.implied import implied_numbers, plain_number
 from app.calculon.output import APPROX, ROUNDING_NOTE
-from app.calculon.transcript import names_an_operation
+from app.calculon.transcript import conversion, names_an_operation
 from app.core.backend import WorkedAnswer
 from app.core.numbers import find_numbers
 
@@ -84,6 +84,8 @@ def worked_answer(asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | 
     """
     given = find_numbers(asked)
     if _OTHER_TOOL.search(asked) or not (given or names_an_operation(asked)):
+        return None
+    if conversion(asked) is not None:  # "How many metres is 80 feet?": the 12 of "feet" made it two numbers
         return None
     numbers = tuple(plain_number(value) for value, _ in implied_numbers(asked))
     if len(given) + len(numbers) < 2:

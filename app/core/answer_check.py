@@ -84,6 +84,7 @@ class AnswerCheck:
         self.act_total = 0  # every act re-ask of the turn, progress or not
         self.earlier: Fraction | None = None  # this answer's result, when its verdict is verified
         self.deed_asked = False  # the deed the request opens with was asked for (app.core.deeds)
+        self.reading_due = False  # the next step may make Calculon's reading (ModelRequest.reading_due)
 
     def is_echo(self, answer: str, step_no: int) -> bool:
         """True when the reply only recites the prompt: asked once more, then the turn fails."""
@@ -345,6 +346,7 @@ class AnswerCheck:
             ev.Notice, message="No tool computed the answer's number; the model was asked to calculate it."
         )
         turn.messages.append(Message("user", calculate_reask(shown)))
+        self.reading_due = True
         # after another tool's data came back the next step must call a calculation: asked only,
         # Qwen2.5-Coder-1.5B wrote "1.25 + 2.40 = 1.25 + 2.40 = ..." for the prices it had read,
         # twice over; made to call with every tool on offer, it read the file again

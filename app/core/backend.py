@@ -34,6 +34,10 @@ class ModelRequest:
     # narrowing a step leaves the prompt the local model has already read as it was: a changed
     # list has it read the whole conversation again (340 s on one real task). Empty: ``tools``.
     listed: tuple[ToolSpec, ...] = ()
+    # Calculon mode: the answer computed nothing and was asked again to calculate. A backend whose
+    # model read the story and wrote no calculation may make ``formula``'s call instead of asking
+    # it again: greedy, the 0.5B model wrote the same words three times over.
+    reading_due: bool = False
 
     @property
     def prompt_tools(self) -> tuple[ToolSpec, ...]:

@@ -291,6 +291,7 @@ class _Turn:
         backed = tuple(s.text for s in self.all_sources()) if self.s.verifier is not None else None
         history = (*self.s.history, *self.messages)
         must_call, self.check.must_call = (self.check.must_call or opens) and bool(specs), False
+        reading_due, self.check.reading_due = self.check.reading_due, False
         request = ModelRequest(
             self.s.system_prompt,
             history,
@@ -300,6 +301,7 @@ class _Turn:
             self._worked_format(),
             must_call,
             shown if specs else (),
+            reading_due,
         )
         started = time.perf_counter()
         step = await self._stream_with_retry(request)

@@ -46,6 +46,12 @@ def test_a_result_counts_only_when_stated_beyond_the_question_s_own_numbers():
     assert check.states_result("144 divided by 12 is 12.", Fraction(12), "What is 144 divided by 12?")
 
 
+def test_an_answer_that_says_there_is_no_value_counts_as_impossible_and_a_number_does_not():
+    assert check.says_impossible("38 mod 0 has no value (modulo by zero).")
+    assert check.says_impossible("9 divided by 0 is undefined.")
+    assert not check.says_impossible("38 % 0 = 38.")
+
+
 def test_the_question_set_is_stratified_and_keyed_from_its_own_operands():
     found = questions.all_questions()
     counts = collections.Counter(q.category for q in found)

@@ -38,3 +38,10 @@ def test_a_task_whose_numbers_another_tool_holds_is_not_worked(task: str) -> Non
 def test_a_clock_question_with_times_in_it_is_left_to_the_clock() -> None:
     assert worked_answer("A call is at 15:00 Berlin time today. What time is that in Los Angeles?") is None
     assert worked_answer("When it is 9:30 today in New York, what time is it in London?") is None
+
+
+def test_a_unit_conversion_is_left_to_the_converter_though_its_unit_names_a_number() -> None:
+    # "feet" names 12 (inches in a foot): worked, the 0.5B model told the fried chicken example
+    assert worked_answer("How many metres is 80 feet?") is None
+    assert worked_answer("How many feet is 2 metres?") is None
+    assert worked_answer("A rope is 80 feet long and I cut off 12 feet. How long is it now?") is not None

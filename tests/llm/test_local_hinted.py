@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from app.core.backend import FormulaHint, ModelRequest, StepDone, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolCall
+from app.llm.local.backend import LocalBackend
+from app.llm.local.catalog import SMOLLM2, packaged_file
+from app.llm.local.options import LocalOptions
 from tests.llm.local_fixtures import calculator_tools, collect
 
 pytestmark = pytest.mark.anyio
@@ -92,3 +97,28 @@ async def test_a_failed_result_or_a_reading_is_answered_by_the_model(smol):
         chunks = await collect(smol, request)
         (done,) = [c for c in chunks if isinstance(c, StepDone)]
         assert done.tokens > 0 and not any("not the model" in n for n in done.notices), request.messages[-1]
+
+
+@pytest.fixture(scope="module")
+def smol_as_a_file():
+    """SmolLM2 opened as a file of the user's own: a model that reads a story itself."""
+    backend = LocalBackend(LocalOptions(model_path=str(packaged_file(SMOLLM2)), n_ctx=2048, max_tokens=96))
+    asyncio.run(backend.load())
+    yield backend
+    asyncio.run(backend.aclose())
+
+
+REASK = "Your answer states no calculated result. Send the calculation to the calculator, then answer."
+
+
+async def test_a_model_whose_own_reading_computed_nothing_gets_the_rankers_call_and_answer(smol_as_a_file):
+    said = Message("assistant", "Sam has some marbles left.")
+    asked = (Message("user", STORY), said, Message("user", REASK))
+    due = ModelRequest("", asked, TOOLS, (STORY,), RANKED, reading_due=True)
+    chunks = await collect(smol_as_a_file, due)
+    (call,) = [c.call for c in chunks if isinstance(c, ToolCallChunk)]
+    assert dict(call.arguments) == {"expression": "9 - 4"}
+    result = Message("tool", "5", tool_call_id=call.id, tool_name="evaluate")
+    after = ModelRequest("", (*asked, Message("assistant", "", (call,)), result), TOOLS, (STORY, "5"), RANKED)
+    chunks = await collect(smol_as_a_file, after)
+    assert "".join(c.text for c in chunks if isinstance(c, TextChunk)) == "9 − 4 = 5."

@@ -60,15 +60,21 @@ _REASON = re.compile(r"((?:division|modulo) by zero)")
 
 
 def composed_answer(request: ModelRequest) -> str | None:
-    """The answer to a transcription whose call has just returned: its number ("12 × 7 = 84.",
-    "(79 − 14) ÷ 7 = 65/7 ≈ 9.286."), or the calculator's refusal where the arithmetic has no
-    value ("134 ÷ 0 has no value (division by zero)."); None for anything else: a reading, a
-    failed call of a formula that has a value, a later step."""
+    """The answer to a transcription whose call has just returned, or to a reading made after a
+    re-ask: its number ("12 × 7 = 84.", "(79 − 14) ÷ 7 = 65/7 ≈ 9.286."), or the calculator's
+    refusal where the arithmetic has no value ("134 ÷ 0 has no value (division by zero).");
+    None for anything else: a reading made at once (the model answers from its result), a failed
+    call of a formula that has a value, a later step."""
     hint, messages = request.formula, request.messages
-    if hint is None or hint.source != "transcription" or len(messages) < 3 or request.backed is None:
+    if hint is None or len(messages) < 3 or request.backed is None:
         return None
     user, asked, result = messages[-3:]
-    if user.role != "user" or user.text not in request.backed or result.role != "tool":
+    if user.role != "user" or result.role != "tool":
+        return None
+    # a transcription's call answers the user's words; a reading's is written here only where it
+    # was made after the app's re-ask (ModelRequest.reading_due): the model had computed nothing,
+    # and after the call the 0.5B model wrote the formula again in broken LaTeX
+    if (user.text in request.backed) != (hint.source == "transcription"):
         return None
     made = [c for c in asked.tool_calls if c.id == result.tool_call_id]
     if asked.role != "assistant" or len(asked.tool_calls) != 1 or not made:

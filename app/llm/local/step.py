@@ -154,6 +154,8 @@ class StepRunner:
         hint = request.formula
         if hint is None or not (self.policy.hinted_calls and self.policy.strict) or not request.messages:
             return None
+        if request.reading_due and hint.source == "ranked" and self.policy.reader == "model":
+            return hinted_call(hint, request.tools)  # its own reading computed nothing, asked or not
         last = request.messages[-1]
         if last.role != "user" or request.backed is None or last.text not in request.backed:
             return None  # a step after a call, or the app's re-ask: not the user's words
