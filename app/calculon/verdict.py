@@ -39,6 +39,7 @@ CALL_AS_TEXT = re.compile(r'^\s*(?:<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>|\
 ARITHMETIC_TOOLS = frozenset(
     {"add", "subtract", "multiply", "divide", "power", "sqrt", "mod", "evaluate", "convert"}
     | {"celsius_to_fahrenheit", "fahrenheit_to_celsius", "celsius_to_kelvin", "kelvin_to_celsius"}
+    | {"fahrenheit_to_kelvin", "kelvin_to_fahrenheit"}
 )
 NOT_CALCULATED = "Not calculated: the answer's numbers only repeat your question; no tool computed them."
 ENDS_FAILED = "Not checked: the last tool call failed, so the numbers read before it may not answer you."

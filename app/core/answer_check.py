@@ -113,7 +113,7 @@ class AnswerCheck:
             # more re-ask is allowed. Asked twice to act, the 1.5B model described the table it
             # had read, then wrote a plan again; MAX_ACT_TOTAL still bounds them all.
             self.act_asked, self.act_progress = min(self.act_asked, MAX_ACT_REASKS - 1), progress
-        if worked:
+        if worked or self._only_calculating():
             return False
         # the last call failed or found nothing: its server's tools fix that
         failed = calls[-1] if calls and (calls[-1].failed or empty_result(calls[-1].result)) else None
@@ -156,6 +156,18 @@ class AnswerCheck:
         )
         turn.messages.append(Message("user", told))
         return True
+
+    def _only_calculating(self) -> bool:
+        """Only tools that calculate are on offer: the task is a calculation, and an answer that
+        made none is asked to calculate, once, with Calculon's readings (needs_reask). Asked to
+        act first, the 0.5B model wrote the same words twice more for a story, at 2.5 s each."""
+        calculates = getattr(self.turn.s.verifier, "calculates", None)
+        specs = self.turn.specs
+        return (
+            calculates is not None
+            and bool(specs)
+            and all(calculates(s.name.rsplit(".", 1)[-1]) for s in specs)
+        )
 
     def _deed_undone(self) -> bool:
         """Once a turn: the deed the request opens with, which no call has done, is the next call

@@ -105,3 +105,25 @@ async def test_an_answer_with_no_calculation_is_asked_again_with_the_readings_ca
     assert any("asked to calculate" in n for n in notices)
     assert outcome.answer == "7 birds are left." and outcome.tool_calls[0].result == "7"
     assert outcome.verdict in ("verified", "computed")
+
+
+async def test_a_story_that_computed_nothing_is_asked_once_to_calculate_with_the_readings(calculator):
+    # with only calculating tools on offer, the re-ask to act came first, twice: the 0.5B model
+    # wrote the same words each time, 2.5 s each, before it was asked to calculate
+    eggs = "A box holds 331 eggs. How many eggs are in 18 boxes?"
+    steps = [
+        ["We need to multiply the eggs in a box by the number of boxes."],
+        ["331 * 18 ", inline("331 * 18", 1)],
+        ["= 5958 eggs. Answer: 5958"],
+    ]
+    session = session_of(steps, calculator, max_rounds=3)
+
+    outcome = await turn(session, eggs)
+
+    assert not outcome.error and outcome.verdict == "computed"
+    asked = [r for r in session.backend.requests if r.messages[-1].role == "user"]
+    assert [r.messages[-1].text.split(".")[0] for r in asked] == [
+        eggs.split(".")[0],
+        "Your answer states no calculated result",
+    ]
+    assert "331 * 18" in asked[1].messages[-1].text and asked[1].reading_due
