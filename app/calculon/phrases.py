@@ -25,7 +25,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ("square_of", r"(?:the )?square of"),
     ("cube_of", r"(?:the )?cube of"),
     ("factorial_of", r"(?:the )?factorial of"),
-    ("half_of", r"half(?: of)?"),
+    ("half_of", r"half(?: of)?|halve"),
     ("double", r"double|twice"),
     ("triple", r"triple|thrice"),
     ("add", r"add"),
@@ -54,7 +54,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ("by", r"by"),
 )
 
-TOKENS = re.compile("|".join(f"(?P<{name}>{pattern})(?![a-z])" for name, pattern in _PHRASES))
+# a word may not run on into another ("tot" is no "to"); a sign may ("(that + 16)")
+TOKENS = re.compile("|".join(f"(?P<{name}>{pattern})(?:(?<![a-z])|(?![a-z]))" for name, pattern in _PHRASES))
 
 # What may open and close a written-out calculation without being part of it.
 OPENING = re.compile(  # longer phrases first: the first alternative that matches wins

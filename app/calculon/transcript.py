@@ -19,7 +19,8 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from app.calculon.evaluate import Node, TooBig, Undefined, converted, evaluate, plain, shown
+from app.calculon.evaluate import Node, TooBig, Undefined, converted, evaluate, shown
+from app.calculon.everyday import everyday, percent_token
 from app.calculon.parser import NoParse, Parser, Token
 from app.calculon.phrases import CLOSING, OPENING, OPERATIONS, REFERENCE, TOKENS, UNIT_QUESTIONS
 from app.core.numbers import Mention, find_numbers
@@ -44,7 +45,10 @@ def transcribe(text: str, earlier: Fraction | None = None) -> Transcript | None:
     unit = conversion(text)
     if unit is not None:
         return unit
-    text = _discount(text)
+    text = everyday(text)
+    chained = _chain(text, earlier)
+    if chained is not None:
+        return chained
     tokens = _tokens(text)
     if tokens is None or not any(t.kind in ("num", "ref") for t in tokens):
         return None
@@ -140,11 +144,7 @@ def _with_placeholders(text: str, mentions: list[Mention]) -> tuple[str, list[To
 
 
 def _number(mention: Mention) -> Token:
-    written = mention.text.strip()
-    percent = written.endswith("%") or written.lower().endswith(("percent", "per cent"))
-    values = [r.value for r in mention.readings]
-    value = max(values, key=abs) if percent else values[0]
-    return Token("num", value, written, percent)
+    return percent_token(mention)
 
 
 def _strip(body: str) -> str:
@@ -185,27 +185,35 @@ def conversion(text: str) -> Transcript | None:
     return None
 
 
-# --- a price with a share off --------------------------------------------------------
+# --- steps joined by "then" ---------------------------------------------------------
 
-# "A $40 coat is 50% off. What is the sale price?": a sale price is the price less that share of
-# it, whatever the story around it; any other question about the coat is left as a story
-_DISCOUNT = re.compile(
-    r"(?:an? |the |my |this )?[$€£]?price(?: [a-z'-]+){0,4} (?:is|are|was|were) (?:on sale )?(?:at )?off off"
-    r"[.,;]? (?:so )?(?:what is|what's|how much is|find) (?:the |its )?(?:sale|discounted|new|reduced) price"
-    r"(?: of (?:the |my |this )?[a-z'-]+)?[?.!]?"
-)
+# "Multiply 25 by 4, then add 10.": each step after "then" works on the result before it
+_THEN = re.compile(r"[\s,;]*(?:\band\s+)?\bthen\b[\s,]*", re.IGNORECASE)
+# a step that leaves out what it works on, with that put back: "add 10" is "add 10 to that"
+_ON_THAT = ("{}", "that {}", "{} to that", "{} from that", "{} that", "{} of that")
+_VERB = re.compile(r"^\s*(multiply|divide|square|cube)\b", re.IGNORECASE)
 
 
-def _discount(text: str) -> str:
-    """ "A $40 coat is 50% off. What is the sale price?" as "40 minus 50% of 40"; else ``text``."""
-    mentions = find_numbers(text)
-    if len(mentions) != 2 or any(m.exempt or not m.readings for m in mentions):
-        return text
-    price, off = mentions
-    if not _number(off).percent or _number(price).percent:
-        return text
-    body = f"{text[: price.start]}price{text[price.end : off.start]}off{text[off.end :]}"
-    if _DISCOUNT.fullmatch(" ".join(body.lower().split())) is None:
-        return text
-    share = plain(_number(off).value or Fraction(0))  # "25 percent" as "25%": what evaluate reads
-    return f"{price.text} minus {share}% of {price.text}"
+def _chain(text: str, earlier: Fraction | None) -> Transcript | None:
+    """Steps joined by "then", each a transcription of the result before it, as one formula:
+    "Multiply 25 by 4, then add 10." is 25 × 4 + 10; None where any step is not written out."""
+    steps = [step for step in _THEN.split(text) if step.strip(" .,;?!")]
+    if len(steps) < 2:
+        return None
+    found = transcribe(steps[0], earlier)
+    for step in steps[1:]:
+        if found is None or found.value is None:
+            return None
+        found = _step_on(found, step, earlier)
+    return found
+
+
+def _step_on(before: Transcript, step: str, earlier: Fraction | None) -> Transcript | None:
+    """``step`` on ``before``'s result, as one formula; ``earlier``: what "that" stood for at first."""
+    forms = [form.format(step.strip(" .,;?!")) for form in _ON_THAT]
+    forms.append(_VERB.sub(r"\1 that", step, count=1))  # "multiply by 5": "multiply that by 5"
+    for form in forms:
+        found = transcribe(form, before.value)
+        if found is not None and found.uses_earlier:
+            return transcribe(_REFERENCE.sub(f"({before.shown})", form, count=1), earlier)
+    return None

@@ -96,3 +96,47 @@ def test_a_sale_price_is_the_price_less_its_share_off_and_nothing_else_about_the
     assert new is not None and new.value == Fraction(60)
     assert transcribe("A $40 coat is 50% off. How much do I save?") is None
     assert transcribe("A $40 coat is 50% off and I have 3 coupons. What is the sale price?") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "shown"),
+    [
+        ("Multiply 25 by 4, then add 10.", 110, "25 × 4 + 10"),  # the issue's own miss: 14 before
+        ("Add 5 to 7 and then double it.", 24, "(7 + 5) × 2"),
+        ("What is 12 times 7, then divide by 4?", 21, "12 × 7 ÷ 4"),
+        ("Multiply 25 by 4, then add 10, then halve it.", 55, "(25 × 4 + 10) ÷ 2"),
+    ],
+)
+def test_steps_joined_by_then_are_one_formula_each_working_on_the_last(text, value, shown):
+    found = transcribe(text)
+    assert found is not None and (found.value, found.shown) == (Fraction(value), shown)
+
+
+def test_a_chain_after_an_earlier_result_keeps_working_on_it():
+    found = transcribe("Now add 16 to that, then double it.", Fraction(84))
+    assert found is not None and found.value == Fraction(200) and found.uses_earlier
+    assert transcribe("Now add 16 to that, then double it.") is None  # "that" unknown: not guessed
+
+
+def test_a_chain_with_a_step_of_story_is_no_transcription():
+    assert transcribe("I had 85 shells, then we lost 17. How many are left?") is None
+    assert transcribe("Take 100, subtract 30, then halve it.") is None  # "take 100" names no operation
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("What percent of 80 is 20?", 25),
+        ("20 is what percent of 80?", 25),
+        ("What is a 15% tip on 80 dollars?", 12),
+        ("How much is 8% tax on $250?", 20),
+    ],
+)
+def test_everyday_shares_with_one_meaning_are_transcribed(text, value):
+    found = transcribe(text)
+    assert found is not None and found.value == Fraction(value)
+
+
+def test_a_share_of_a_story_number_among_others_is_left_to_the_story():
+    assert transcribe("A meal for 2 costs 84 dollars. What is a 15% tip on that?") is None
+    assert transcribe("What is a 15% tip on 80 dollars for 3 people?") is None
