@@ -4,8 +4,8 @@ A built-in model of 135M parameters writes a call slowly (the first step is the 
 of an answer) and, on a story, badly: it multiplied the goldfish that were eaten by the ones
 in the pond. Where the session hands a formula (a transcription of the user's arithmetic, or
 the ranker's reading of a story) and the calculator's ``evaluate`` is on offer, the backend
-makes that call itself and says so in the trace; the model still writes the answer from the
-result. The verdict does not change: a ranked formula stays *computed*.
+makes that call itself and says so in the trace, and writes the answer from the result
+(:func:`composed_answer`). The verdict does not change: a ranked formula stays *computed*.
 """
 
 from __future__ import annotations
@@ -60,24 +60,25 @@ _REASON = re.compile(r"((?:division|modulo) by zero)")
 
 
 def composed_answer(request: ModelRequest) -> str | None:
-    """The answer to a transcription whose call has just returned, or to a reading made after a
-    re-ask: its number ("12 × 7 = 84.", "(79 − 14) ÷ 7 = 65/7 ≈ 9.286."), or the calculator's
-    refusal where the arithmetic has no value ("134 ÷ 0 has no value (division by zero).");
-    None for anything else: a reading made at once (the model answers from its result), a failed
-    call of a formula that has a value, a later step."""
+    """The answer to the hint's own call, just returned: its number ("12 × 7 = 84.", "(79 − 14)
+    ÷ 7 = 65/7 ≈ 9.286."), or the calculator's refusal where the arithmetic has no value ("134 ÷
+    0 has no value (division by zero)."); None for anything else: another call, a worked answer's
+    inline call (the model goes on from it), a failed call of a formula that has a value.
+
+    A reading's answer is written here too. Left to the built-in model, it named the wrong thing
+    around the result ("2 children each get 395 apples.", "66 cars.") and took a step of its own;
+    after a re-ask (ModelRequest.reading_due) the 0.5B model wrote the formula in broken LaTeX.
+    The verdict is the same either way: a reading is computed, its formula labelled."""
     hint, messages = request.formula, request.messages
     if hint is None or len(messages) < 3 or request.backed is None:
         return None
     user, asked, result = messages[-3:]
     if user.role != "user" or result.role != "tool":
         return None
-    # a transcription's call answers the user's words; a reading's is written here only where it
-    # was made after the app's re-ask (ModelRequest.reading_due): the model had computed nothing,
-    # and after the call the 0.5B model wrote the formula again in broken LaTeX
-    if (user.text in request.backed) != (hint.source == "transcription"):
-        return None
+    if hint.source == "transcription" and user.text not in request.backed:
+        return None  # the app's re-ask stands between: the call is the model's, after it
     made = [c for c in asked.tool_calls if c.id == result.tool_call_id]
-    if asked.role != "assistant" or len(asked.tool_calls) != 1 or not made:
+    if asked.role != "assistant" or len(asked.tool_calls) != 1 or not made or made[0].inline:
         return None
     if dict(made[0].arguments) != {"expression": hint.expression}:
         return None
