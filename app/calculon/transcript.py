@@ -134,17 +134,13 @@ def _with_placeholders(text: str, mentions: list[Mention]) -> tuple[str, list[To
     for index, mention in enumerate(mentions):
         parts.append(text[last : mention.start].lower())
         parts.append(f" \x00{index}\x01 ")
-        numbers.append(_number(mention))
+        numbers.append(percent_token(mention))
         last = mention.end
         if text.startswith("!", last):  # "7!" is a factorial, not an exclamation
             parts.append(" factorial ")
             last += 1
     parts.append(text[last:].lower())
     return "".join(parts), numbers
-
-
-def _number(mention: Mention) -> Token:
-    return percent_token(mention)
 
 
 def _strip(body: str) -> str:
