@@ -226,21 +226,30 @@ async def _peer_ask(raw: Any, question: Question) -> Run:
     )
 
 
-def cold_seconds(model: str, questions: Sequence[Question]) -> list[float]:
-    """Wall time of ``calculon ask Q --backend local --json`` in a fresh process, per question."""
+def cold_seconds(model: str, questions: Sequence[Question], gguf: str | None = None) -> list[float]:
+    """Wall time of ``calculon ask Q --backend local --json`` in a fresh process, per question, on
+    ``model`` (or the ``gguf`` file): named in the fresh config folder's settings, since a bare
+    ``ask`` answers on the default model (it did, and the 1.5B's "fresh" figure was SmolLM2's)."""
     import os
     import subprocess
 
     seconds = []
     with tempfile.TemporaryDirectory(prefix="calculon-cold-") as folder:
         env = {**os.environ, "CALCULON_CONFIG_DIR": folder, "CALCULON_DATA_DIR": folder}
-        command = [sys.executable, "-m", "app", "ask", "--backend", "local", "--json", "--no-save"]
+        command = cold_command(model, Path(folder), gguf)
         for question in questions:
             started = time.perf_counter()
             subprocess.run([*command, question.text], env=env, capture_output=True, timeout=300, check=False)
             seconds.append(time.perf_counter() - started)
             print(f"cold {seconds[-1]:.1f}s {question.text[:80]}", flush=True)
     return seconds
+
+
+def cold_command(model: str, folder: Path, gguf: str | None = None) -> list[str]:
+    """The fresh ``ask`` command on ``model``, its choice written to ``folder``'s settings."""
+    (folder / "settings.json").write_text(json.dumps({"builtin_model": model}), encoding="utf-8")
+    command = [sys.executable, "-m", "app", "ask", "--backend", "local", "--json", "--no-save"]
+    return [*command, "--model", gguf] if gguf else command
 
 
 def _progress(number: int, total: int, run: Run, side: str = "") -> None:
@@ -293,7 +302,9 @@ def main() -> int:
                 run_model(model, conversations, backend, args.gguf, args.tool_format, peer)
             )
             flat = [q for c in conversations for q in c]
-            cold = cold_seconds(model, flat[: args.cold]) if args.cold and args.backend == "local" else []
+            cold = []
+            if args.cold and args.backend == "local":
+                cold = cold_seconds(model, flat[: args.cold], args.gguf)
             results.append(report.Result(label, name, runs, cold, peer or []))
     text = report.report(results, "python -m bench calculon_verified " + " ".join(sys.argv[1:]))
     print("\n" + text)

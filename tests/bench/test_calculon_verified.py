@@ -52,6 +52,17 @@ def test_an_answer_that_says_there_is_no_value_counts_as_impossible_and_a_number
     assert not check.says_impossible("38 % 0 = 38.")
 
 
+def test_the_fresh_process_is_asked_on_the_model_measured_not_the_default(tmp_path):
+    # a bare "ask" answered on SmolLM2, and that was reported as the 1.5B model's fresh figure
+    from app.settings import load_settings
+
+    command = bench.cold_command("qwen2.5-coder-1.5b-instruct", tmp_path)
+    settings, problems = load_settings(tmp_path / "settings.json")
+    assert settings.builtin_model == "qwen2.5-coder-1.5b-instruct" and not problems
+    assert "--model" not in command
+    assert bench.cold_command("x", tmp_path, "/models/own.gguf")[-2:] == ["--model", "/models/own.gguf"]
+
+
 def test_the_question_set_is_stratified_and_keyed_from_its_own_operands():
     found = questions.all_questions()
     counts = collections.Counter(q.category for q in found)
