@@ -42,7 +42,7 @@ async def test_after_the_readings_result_the_app_writes_the_answer_and_the_model
     chunks = await collect(smol, request)
     assert "".join(c.text for c in chunks if isinstance(c, TextChunk)) == "9 − 4 = 5."
     (done,) = [c for c in chunks if isinstance(c, StepDone)]
-    assert done.tokens == 0
+    assert done.tokens == 0 and any("the story's reading" in n for n in done.notices)  # not "your formula"
 
 
 async def test_without_an_evaluate_tool_the_model_writes_its_own_call(smol):

@@ -49,6 +49,14 @@ def hint_note(hint: FormulaHint) -> str:
 
 
 COMPOSED_NOTE = "The answer was written from your words' formula and the calculator's result, not the model."
+# a reading is no formula of the user's: the note says whose it is
+READING_NOTE = "The answer was written from the story's reading and the calculator's result, not the model."
+
+
+def composed_note(hint: FormulaHint | None) -> str:
+    return READING_NOTE if hint is not None and hint.source != "transcription" else COMPOSED_NOTE
+
+
 _PLAIN = re.compile(r"-?\d+(?:\.\d+)?")  # a result stated whole: "84", "-3.5"
 # "65/7 ≈ 9.285714285714285714285714286 (rounded to 28 significant digits)", the calculator's
 # inexact form: its rounding note is the calculator's business, not the answer's

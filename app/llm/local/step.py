@@ -43,7 +43,7 @@ from app.llm.local.decoded import DecodeResult
 from app.llm.local.decoder import Decoder, shared_prefix
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
-from app.llm.local.hinted import COMPOSED_NOTE, composed_answer, hinted_call
+from app.llm.local.hinted import composed_answer, composed_note, hinted_call
 from app.llm.local.operands import Operands
 from app.llm.local.options import CallPolicy
 from app.llm.local.phases import PhaseSetup
@@ -106,7 +106,7 @@ class StepRunner:
         composed = composed_answer(request) if self.policy.hinted_calls and self.policy.strict else None
         if composed is not None:
             emit(TextChunk(composed))
-            emit(StepDone(tokens=0, notices=(COMPOSED_NOTE,)))
+            emit(StepDone(tokens=0, notices=(composed_note(request.formula),)))
             return
         if self.policy.reader == "model" and request.backed is not None and self.worked.applies(request):
             self.worked.run(request, emit, stop)
