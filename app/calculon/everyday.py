@@ -13,18 +13,8 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from app.calculon.evaluate import plain
-from app.calculon.parser import Token
-from app.core.numbers import Mention, find_numbers
-
-
-def percent_token(mention: Mention) -> Token:
-    """A number as the transcription reads it: "25 percent" is 25, marked a percentage."""
-    written = mention.text.strip()
-    percent = written.endswith("%") or written.lower().endswith(("percent", "per cent"))
-    values = [r.value for r in mention.readings]
-    value = max(values, key=abs) if percent else values[0]
-    return Token("num", value, written, percent)
-
+from app.calculon.parser import percent_token
+from app.core.numbers import find_numbers
 
 _SALE = "(?:sale|discounted|new|reduced)"
 # the first number stands as "a", the second as "b"; "%" means that one is a percentage

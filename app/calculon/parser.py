@@ -10,6 +10,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from app.calculon.evaluate import Node
+from app.core.numbers import Mention
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,3 +252,12 @@ _PREFIXED = {
     "cube_of": _power_word(3),
     "factorial_of": _factorial_of,
 }
+
+
+def percent_token(mention: Mention) -> Token:
+    """A number as the transcription reads it: "25 percent" is 25, marked a percentage."""
+    written = mention.text.strip()
+    percent = written.endswith("%") or written.lower().endswith(("percent", "per cent"))
+    values = [r.value for r in mention.readings]
+    value = max(values, key=abs) if percent else values[0]
+    return Token("num", value, written, percent)

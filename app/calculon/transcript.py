@@ -20,8 +20,8 @@ import re
 from fractions import Fraction
 
 from app.calculon.evaluate import Node, TooBig, Undefined, converted, evaluate, shown
-from app.calculon.everyday import everyday, percent_token
-from app.calculon.parser import NoParse, Parser, Token
+from app.calculon.everyday import everyday
+from app.calculon.parser import NoParse, Parser, Token, percent_token
 from app.calculon.phrases import CLOSING, OPENING, OPERATIONS, REFERENCE, TOKENS, UNIT_QUESTIONS
 from app.core.numbers import Mention, find_numbers
 

@@ -83,9 +83,8 @@ def worked_answer(asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | 
     those numbers come from another tool first (0 of 21 such tasks got done while it was).
     """
     given = find_numbers(asked)
-    if _OTHER_TOOL.search(asked) or not (given or names_an_operation(asked)):
-        return None
-    if conversion(asked) is not None:  # "How many metres is 80 feet?": the 12 of "feet" made it two numbers
+    # a conversion has one number, though its unit may name another ("feet": 12 inches)
+    if _OTHER_TOOL.search(asked) or conversion(asked) is not None or not (given or names_an_operation(asked)):
         return None
     numbers = tuple(plain_number(value) for value, _ in implied_numbers(asked))
     if len(given) + len(numbers) < 2:

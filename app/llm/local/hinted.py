@@ -90,12 +90,11 @@ def composed_answer(request: ModelRequest) -> str | None:
         return None
     if dict(made[0].arguments) != {"expression": hint.expression}:
         return None
-    if not hint.defined:  # only the refusal answers "134 ÷ 0": no number may stand as its result
+    if result.is_error != (not hint.defined):
+        return None  # only the refusal answers "134 ÷ 0", and a refusal answers nothing else
+    if not hint.defined:
         reason = _REASON.search(result.text)
-        why = f" ({reason.group(1)})" if result.is_error and reason else ""
-        return f"{hint.shown} has no value{why}." if result.is_error else None
-    if result.is_error:
-        return None
+        return f"{hint.shown} has no value{f' ({reason.group(1)})' if reason else ''}."
     value = result.text.strip()
     if _PLAIN.fullmatch(value):
         return f"{hint.shown} = {value}."
