@@ -377,9 +377,13 @@ class Engine:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.apps.aclose()
-        await self.supervisor.aclose()
+        closing = [self.supervisor.aclose()]
         if self._backend is not None:
-            await self._backend.aclose()
+            closing.append(self._backend.aclose())
+        # Each waits on its processes' grace: side by side, not in turn, and both to the end.
+        for result in await asyncio.gather(*closing, return_exceptions=True):
+            if isinstance(result, BaseException):
+                raise result
 
 
 def _verifier(settings: Settings) -> AnswerVerifier | None:

@@ -270,15 +270,18 @@ async def _ask_with(
     printer = output.EventPrinter(sys.stderr)
     loading = asyncio.create_task(backend.load(_reporting_to(printer)))
     loading.add_done_callback(_quietly)  # a failed load fails again, worded, in Engine.ask
-    await load_under_way(backend, loading)  # llama.cpp starts while the engine is imported below
-    from app.cli.asking import CliUser
-    from app.engine import Engine
-
     try:
+        await load_under_way(backend, loading)  # llama.cpp starts while the engine is imported below
+        from app.cli.asking import CliUser
+        from app.engine import Engine
+
         user = CliUser.from_args(args)
     except ValueError as exc:
         await backend.aclose()
         return _fail(f"--elicit: {exc}", EXIT_USAGE)
+    except BaseException:  # a SIGTERM before the engine owns the backend: its process is ours to stop
+        await backend.aclose()
+        raise
     engine = Engine.from_settings(
         settings,
         servers_path=args.config,

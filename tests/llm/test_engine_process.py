@@ -238,3 +238,29 @@ async def test_the_command_line_goes_on_importing_only_once_the_models_process_i
     finally:
         loading.cancel()
         await backend.aclose()
+
+
+def test_an_app_that_ends_while_the_model_loads_exits_at_once_and_leaves_no_model_process() -> None:
+    """asyncio.run cancels a pending load together with the tasks that read the model's answers
+    (a SIGTERM in a fresh ``calculon ask``'s first second): the load must not then wait the
+    whole settle time for an answer nobody can read any more."""
+    from app.llm.local.process import SETTLE_S
+
+    script = (
+        "import asyncio, sys\n"
+        "from app.llm.local import ProcessBackend\n"
+        "async def main():\n"
+        "    silent = [sys.executable, '-c', 'import sys; sys.stdin.buffer.read()']  # never answers\n"
+        "    backend = ProcessBackend(command=silent)\n"
+        "    asyncio.create_task(backend.load())\n"
+        "    await backend.spawned()\n"
+        "    while backend.state.state != 'loading':  # its request is on its way\n"
+        "        await asyncio.sleep(0)\n"
+        "    print(backend.pid, flush=True)\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=SETTLE_S / 2
+    )
+    assert done.returncode == 0, done.stderr
+    assert anyio.run(wait_until_dead, [int(done.stdout)]) == []

@@ -221,6 +221,8 @@ class ProcessBackend:
         """The consumer left early (cancelled): stop the job at its next token and wait for its
         end, so the model is free for the next one. A job that does not end is stuck in native
         code: the process is killed, and starts again."""
+        if self._closing:
+            return  # the process is being stopped, and with it the job
         with contextlib.suppress(BackendError):
             await self._send(wire.Cancel(job))
         with anyio.move_on_after(SETTLE_S) as scope:
@@ -257,6 +259,9 @@ class ProcessBackend:
             raise BackendError(message, category="model") from exc
         finally:
             self._spawned.set()
+        if self._closing:  # closed while it started: nobody would stop it later
+            await stop_tree(process, grace_s=0.0, kill_after_s=2.0)
+            raise BackendError("The local model is shutting down.", category="model")
         self._process, self._started_at = process, time.monotonic()
         self.stderr_tail.clear()
         self._spawn_task(self._read_frames(process))
@@ -285,6 +290,10 @@ class ProcessBackend:
             anyio.BrokenResourceError,
         ):
             pass  # the process ended: _watch says why
+        except asyncio.CancelledError:
+            # Nothing reads its answers now (the app is ending): wake every job that waits on one.
+            self._end_jobs("The local model was shut down.", "cancelled")
+            raise
         except wire.WireError:
             logger.exception("the model's process sent an unreadable frame; stopping it")
             with contextlib.suppress(ProcessLookupError):
