@@ -2,9 +2,9 @@
 (:func:`run_call`), and what the app does around it: the calls it refuses
 (a calculation that works nothing out, app.calculon.idle; a tool fed its own reply,
 app.core.echoed; an edit of text never read, app.core.unread; a read of a folder or of a file
-still to write, app.core.no_file; a call that just failed as it is, app.core.refailed), the
-note Calculon mode adds to a result (app.calculon.counts), and how an inline result stands in a
-worked answer's prose.
+still to write, app.core.no_file; a commit of a file not staged, app.core.unstaged; a call that
+just failed as it is, app.core.refailed), the note Calculon mode adds to a result
+(app.calculon.counts), and how an inline result stands in a worked answer's prose.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from app.core.refailed import failed_before, refailed_result
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.core.tools import Source, ToolResult
 from app.core.unread import UNCHANGED_NOT_RUN, unchanged_edit, unread_edit, unread_result
+from app.core.unstaged import unstaged_commit, unstaged_result
 
 
 class CallingTurn(Protocol):
@@ -123,11 +124,13 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         return overused
     results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
     done = turn.outcome.tool_calls
+    siblings = [t.tool for t in turn.s.tools.list_tools() if t.server == server]
     # each check gives why the call is not run ("" to let it run), then what the model is told
     checks: tuple[tuple[Callable[[], str], Callable[[str], str]], ...] = (
         (lambda: unchanged_edit(tool, call.arguments), lambda why: f"{UNCHANGED_NOT_RUN} {why}."),
         (lambda: unread_edit(tool, call.arguments, results, turn.user_text), unread_result),
         (lambda: no_file_read(tool, call.arguments, turn.user_text, done), no_file_result),
+        (lambda: unstaged_commit(tool, turn.user_text, done, siblings), unstaged_result),
         (lambda: failed_before(server, tool, call.arguments, done), refailed_result),
         (lambda: echoed_reply(tool, call.arguments, done), _echo_result),
     )

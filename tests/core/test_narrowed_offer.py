@@ -17,6 +17,7 @@ from app.core.acting import FAILED_OPENING
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
 from app.core.unread import UNCHANGED_NOT_RUN, UNREAD_NOT_RUN
+from app.core.unstaged import UNSTAGED_NOT_RUN
 from app.mcp.retrieval.selector import ToolRetriever
 from tests.core.files_turn import files_turn
 
@@ -188,16 +189,28 @@ async def test_the_calculator_is_offered_only_once_the_turn_holds_a_number(tmp_p
     assert "evaluate" not in {t.name for t in backend.requests[0].listed}  # nor listed: it cannot be called
 
 
-async def test_a_failed_deed_whose_error_names_its_fix_has_that_call_made_next(tmp_path) -> None:
+@pytest.mark.parametrize(
+    ("asked", "refused_here"),
+    [
+        ("Commit draft.txt with the message 'Add draft'.", True),  # a named file: the app refuses it
+        ("Commit my changes with the message 'Add draft'.", False),  # the server's own error
+    ],
+    ids=["refused-by-the-app", "refused-by-the-server"],
+)
+async def test_a_failed_deed_whose_error_names_its_fix_has_that_call_made_next(
+    tmp_path, asked, refused_here
+) -> None:
     commit = ToolCallChunk(ToolCall("c1", "commit_changes", {"message": "Add draft"}))
     looked = ToolCallChunk(ToolCall("c2", "list_staged", {}))
     plan = "You would stage draft.txt and then commit it."
     stage = ToolCallChunk(ToolCall("c3", "stage_file", {"name": "draft.txt"}))
     again = ToolCallChunk(ToolCall("c4", "commit_changes", {"message": "Add draft"}))
     steps = [[commit], [looked], [plan], [stage], ["Staged."], [again], ["Committed draft.txt."]]
-    asked = "Commit draft.txt with the message 'Add draft'."
     outcome, backend = await files_turn(steps, asked, tmp_path, server="stager", script="stager.py")
 
+    first = outcome.tool_calls[0].result
+    assert first.startswith(UNSTAGED_NOT_RUN) == refused_here  # no server saw the app's refusal
+    assert ("Use stage_file" in first) and outcome.tool_calls[0].failed
     fix = backend.requests[3]
     assert "its error names what to do first: make the stage_file call now" in fix.messages[-1].text
     assert fix.must_call and {t.name for t in fix.tools} == {"stage_file"}

@@ -1,0 +1,31 @@
+"""A commit of a file the request names, before anything staged it, is refused, naming the fix."""
+
+from __future__ import annotations
+
+from app.core.records import CallRecord
+from app.core.unstaged import unstaged_commit
+
+ASKED = "Commit draft.txt in the git repository at /w/project with the message 'Add launch draft'."
+GIT = ["git_status", "git_add", "git_commit", "git_log"]
+
+
+def call(tool: str, failed: bool = False) -> CallRecord:
+    return CallRecord("git", tool, {"repo_path": "/w/project"}, "error" if failed else "ok", failed, 2.0)
+
+
+def test_a_commit_of_a_named_file_waits_for_a_call_that_staged_it_and_names_the_tool_that_does():
+    reason = unstaged_commit("git_commit", ASKED, [call("git_status")], GIT)
+    assert "no call has staged draft.txt yet. Use git_add to stage it first" in reason
+    assert unstaged_commit("git_commit", ASKED, [call("git_add", failed=True)], GIT)  # staging that failed
+    assert unstaged_commit("git_commit", ASKED, [call("git_status"), call("git_add")], GIT) == ""
+
+
+def test_a_commit_the_request_says_is_staged_or_names_no_file_is_left_alone():
+    assert unstaged_commit("git_commit", "I staged draft.txt already. Commit it.", [], GIT) == ""
+    assert unstaged_commit("git_commit", "Commit everything in the repository at /w/project.", [], GIT) == ""
+    assert unstaged_commit("git_add", ASKED, [], GIT) == ""  # staging itself
+
+
+def test_a_commit_on_a_server_with_no_staging_tool_is_left_to_the_server():
+    # a store whose commit takes the files it is given: nothing here could stage them first
+    assert unstaged_commit("commit_files", ASKED, [], ["commit_files", "list_files"]) == ""
