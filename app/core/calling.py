@@ -124,7 +124,7 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         return overused
     results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
     done = turn.outcome.tool_calls
-    siblings = [t.tool for t in turn.s.tools.list_tools() if t.server == server]
+    siblings = [(t.tool, t.description) for t in turn.s.tools.list_tools() if t.server == server]
     # each check gives why the call is not run ("" to let it run), then what the model is told
     checks: tuple[tuple[Callable[[], str], Callable[[str], str]], ...] = (
         (lambda: unchanged_edit(tool, call.arguments), lambda why: f"{UNCHANGED_NOT_RUN} {why}."),

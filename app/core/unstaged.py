@@ -24,6 +24,7 @@ UNSTAGED_NOT_RUN = "Not run (nothing is staged for it yet):"
 _WORD = re.compile(r"[a-z]+")
 _STAGES = frozenset(("add", "stage"))  # a tool named so puts files in the index (git_add)
 _SAID_STAGED = re.compile(r"\b(?:staged|already\s+added|in\s+the\s+index)\b", re.IGNORECASE)
+_STAGING = re.compile(r"\bstag(?:e|ed|es|ing)\b|\bindex\b", re.IGNORECASE)
 _FILE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")  # a file name's extension: draft.txt
 
 
@@ -31,13 +32,26 @@ def _words(name: str) -> set[str]:
     return set(_WORD.findall(name.lower()))
 
 
-def unstaged_commit(tool: str, user_text: str, calls: Sequence[CallRecord], tools: Sequence[str]) -> str:
+def _stages(name: str, description: str) -> bool:
+    """A tool that puts files in the index: named so (git_add, stage_file), and saying so, since
+    "add" alone names many other deeds (add_observations, add_row)."""
+    words = _words(name)
+    return (
+        bool(_STAGES & words)
+        and "commit" not in words
+        and _STAGING.search(f"{name} {description}") is not None
+    )
+
+
+def unstaged_commit(
+    tool: str, user_text: str, calls: Sequence[CallRecord], tools: Sequence[tuple[str, str]]
+) -> str:
     """Why a commit is not run, or "": a file the request names was not staged this turn, and
-    ``tools`` (the names of the commit's server's tools) hold one that stages it."""
+    ``tools`` (the commit's server's tools, as name and description) hold one that stages it."""
     if "commit" not in _words(tool) or _SAID_STAGED.search(user_text):
         return ""
-    staging = [name for name in tools if _STAGES & _words(name) and "commit" not in _words(name)]
-    if not staging or any(not c.failed and _STAGES & _words(c.tool) for c in calls):
+    staging = [name for name, description in tools if _stages(name, description)]
+    if not staging or any(not c.failed and c.tool in staging for c in calls):
         return ""
     files = [p for p in places(user_text) if _FILE.search(p)]
     if not files:

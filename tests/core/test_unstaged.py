@@ -6,7 +6,12 @@ from app.core.records import CallRecord
 from app.core.unstaged import unstaged_commit
 
 ASKED = "Commit draft.txt in the git repository at /w/project with the message 'Add launch draft'."
-GIT = ["git_status", "git_add", "git_commit", "git_log"]
+GIT = [
+    ("git_status", "Shows the working tree status"),
+    ("git_add", "Adds file contents to the staging area"),
+    ("git_commit", "Records changes to the repository"),
+    ("git_log", "Shows the commit logs"),
+]
 
 
 def call(tool: str, failed: bool = False) -> CallRecord:
@@ -28,4 +33,12 @@ def test_a_commit_the_request_says_is_staged_or_names_no_file_is_left_alone():
 
 def test_a_commit_on_a_server_with_no_staging_tool_is_left_to_the_server():
     # a store whose commit takes the files it is given: nothing here could stage them first
-    assert unstaged_commit("commit_files", ASKED, [], ["commit_files", "list_files"]) == ""
+    assert (
+        unstaged_commit("commit_files", ASKED, [], [("commit_files", "Commit files"), ("list_files", "")])
+        == ""
+    )
+    # "add" names other deeds too: a tool that adds rows stages nothing
+    assert (
+        unstaged_commit("commit_rows", ASKED, [], [("commit_rows", ""), ("add_row", "Add a row to a table")])
+        == ""
+    )
