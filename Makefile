@@ -24,6 +24,8 @@ setup: $(STAMP)
 run: QT_QPA_PLATFORM =
 run: setup
 	$(PY) scripts/qt_system_libs.py
+	# tool search's table, distilled before the first question needs it (once per machine)
+	$(PY) -c 'from app.mcp.retrieval.static import prepare; prepare()'
 	$(VENV)/bin/calculon
 
 lint: setup

@@ -109,3 +109,17 @@ class StaticEncoder:
 
 def _read_table(path: Path, rows: int) -> np.ndarray | None:
     return read_array(path, (rows, StaticEncoder.dim), np.float16, "static token table")
+
+
+def prepare(root: Path | None = None) -> bool:
+    """Distil the table into the cache where it is not there yet; True if it was distilled.
+
+    ``make run`` calls this before the window opens. Left to the first question, the distilling
+    (MiniLM over its whole vocabulary, about 30 s on 2 cores) ran during it, beside the model's
+    first reading of its prompt, and a person's very first answer took about 40 s."""
+    encoder = StaticEncoder(root=root)
+    if encoder.table_path().exists():
+        return False
+    print("Preparing tool search, once per machine (about half a minute on 2 cores)...", flush=True)
+    encoder.load()
+    return encoder.distilled > 0

@@ -11,7 +11,7 @@ from app.core.tools import ToolInfo
 from app.mcp.retrieval.embed import MiniLMEncoder
 from app.mcp.retrieval.encoders import shared_encoder
 from app.mcp.retrieval.selector import ToolRetriever
-from app.mcp.retrieval.static import StaticEncoder, _read_table
+from app.mcp.retrieval.static import StaticEncoder, _read_table, prepare
 from app.settings import Settings
 
 pytestmark = pytest.mark.anyio
@@ -44,6 +44,14 @@ def test_the_table_is_distilled_once_then_read_from_the_cache(
     assert again.table_path().is_file()
     assert again._table is not None and static_encoder._table is not None
     assert (again._table == static_encoder._table).all()
+
+
+def test_make_run_prepares_the_table_only_where_it_is_not_cached(
+    static_encoder: StaticEncoder, capsys
+) -> None:
+    # ``make run`` calls prepare() before the window opens; with the table there it is a file check
+    assert prepare(static_encoder.table_path().parent) is False
+    assert capsys.readouterr().out == ""
 
 
 def test_a_damaged_or_foreign_table_is_not_used(tmp_path: Path) -> None:
