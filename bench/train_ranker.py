@@ -145,7 +145,8 @@ def main() -> None:
     path = mawps_path()
     if path is None:
         raise SystemExit("MAWPS is not here: see docs/mawps.md")
-    sample = {q.text for q in mawps_questions(100)}
+    fixed = mawps_questions(100)
+    sample = {q.text for q in fixed}
     kept = [(q, a) for q, a in _rows(path) if q not in sample and not any(_close(q, s) for s in sample)]
     if args.dev:
         random.Random(11).shuffle(kept)
@@ -158,7 +159,7 @@ def main() -> None:
         random.Random(5).shuffle(stories)
         gsm_dev = [space.example(q, a) for q, a in stories[: args.gsm8k_dev]]
         train_set += [space.example(q, a, args.gsm8k_weight) for q, a in stories[args.gsm8k_dev :]]
-    test_set = [space.example(q.text, q.expected) for q in mawps_questions(100) if q.expected is not None]
+    test_set = [space.example(q.text, q.expected) for q in fixed if q.expected is not None]
     weights = train(train_set, len(space.index), args.epochs, l2=args.l2)
     kept_weights = {
         name: round(float(weights[i]), 4) for name, i in space.index.items() if abs(weights[i]) >= 0.03

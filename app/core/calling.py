@@ -81,6 +81,11 @@ async def run_call(turn: CallingTurn, call: ToolCall) -> None:
         turn.sources.append(Source(shown["text"], call_label(tool, call.arguments), server, trusted))
 
 
+def _siblings(turn: CallingTurn, server: str) -> list[tuple[str, str]]:
+    """The server's tools, as name and description: what a refusal may name as the fix."""
+    return [(t.tool, t.description) for t in turn.s.tools.list_tools() if t.server == server]
+
+
 async def _given(result: ToolResult) -> tuple[ToolResult, float]:
     return result, 0.0
 
@@ -124,13 +129,12 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         return overused
     results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
     done = turn.outcome.tool_calls
-    siblings = [(t.tool, t.description) for t in turn.s.tools.list_tools() if t.server == server]
     # each check gives why the call is not run ("" to let it run), then what the model is told
     checks: tuple[tuple[Callable[[], str], Callable[[str], str]], ...] = (
         (lambda: unchanged_edit(tool, call.arguments), lambda why: f"{UNCHANGED_NOT_RUN} {why}."),
         (lambda: unread_edit(tool, call.arguments, results, turn.user_text), unread_result),
         (lambda: no_file_read(tool, call.arguments, turn.user_text, done), no_file_result),
-        (lambda: unstaged_commit(tool, turn.user_text, done, siblings), unstaged_result),
+        (lambda: unstaged_commit(tool, turn.user_text, done, _siblings(turn, server)), unstaged_result),
         (lambda: failed_before(server, tool, call.arguments, done), refailed_result),
         (lambda: echoed_reply(tool, call.arguments, done), _echo_result),
     )
