@@ -23,7 +23,7 @@ from app.core.messages import Message, ToolCall
 from app.core.missing import missing_note
 from app.core.no_file import no_file_read, no_file_result
 from app.core.outcome import TurnOutcome
-from app.core.records import CallRecord, call_label, looks_failed
+from app.core.records import CallRecord, call_label, looks_failed, records_of
 from app.core.refailed import failed_before, refailed_result
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.core.tools import Source, ToolResult
@@ -129,12 +129,18 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         return overused
     results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
     done = turn.outcome.tool_calls
+
+    def unstaged() -> str:  # the calls of the turns before are read only for a commit
+        return unstaged_commit(
+            tool, turn.user_text, done, _siblings(turn, server), records_of(turn.s.history)
+        )
+
     # each check gives why the call is not run ("" to let it run), then what the model is told
     checks: tuple[tuple[Callable[[], str], Callable[[str], str]], ...] = (
         (lambda: unchanged_edit(tool, call.arguments), lambda why: f"{UNCHANGED_NOT_RUN} {why}."),
         (lambda: unread_edit(tool, call.arguments, results, turn.user_text), unread_result),
         (lambda: no_file_read(tool, call.arguments, turn.user_text, done), no_file_result),
-        (lambda: unstaged_commit(tool, turn.user_text, done, _siblings(turn, server)), unstaged_result),
+        (unstaged, unstaged_result),
         (lambda: failed_before(server, tool, call.arguments, done), refailed_result),
         (lambda: echoed_reply(tool, call.arguments, done), _echo_result),
     )

@@ -9,8 +9,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from app.core.messages import Message
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,3 +57,16 @@ _FAILED = re.compile(r"^\s*(?:[A-Za-z]+\s){0,2}error\b\s*:|^\s*error\b|^\s*faile
 
 def looks_failed(text: str) -> bool:
     return bool(_FAILED.match(text))
+
+
+def records_of(history: Sequence[Message]) -> list[CallRecord]:
+    """The calls of earlier turns, in order, from the conversation's messages (no server, no
+    timing: a message keeps neither); a call with no result in them is left out."""
+    results = {m.tool_call_id: m for m in history if m.role == "tool"}
+    return [
+        CallRecord("", call.name.rsplit(".", 1)[-1], call.arguments, found.text, found.is_error, 0.0)
+        for m in history
+        if m.role == "assistant"
+        for call in m.tool_calls
+        if (found := results.get(call.id)) is not None
+    ]

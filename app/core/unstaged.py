@@ -4,7 +4,8 @@ reaches the server, in the words the server would have used.
 Asked to "commit draft.txt with the message 'Add launch draft'", Qwen2.5-Coder-1.5B called
 git_commit first; the server refused it (nothing staged), and only then did the model stage the
 file. A commit takes what is staged, so a file the request names must be staged (by a call of
-this turn, or by the user: "I staged it") before a commit can hold it.
+this turn, by one of an earlier turn that no commit has taken since, or by the user: "I staged
+it") before a commit can hold it.
 
 The refusal names the server's own staging tool, as git's error does ("Use git_add to stage
 changes first"): the re-ask that makes the fix a failed deed's error names
@@ -44,14 +45,23 @@ def _stages(name: str, description: str) -> bool:
 
 
 def unstaged_commit(
-    tool: str, user_text: str, calls: Sequence[CallRecord], tools: Sequence[tuple[str, str]]
+    tool: str,
+    user_text: str,
+    calls: Sequence[CallRecord],
+    tools: Sequence[tuple[str, str]],
+    earlier: Sequence[CallRecord] = (),
 ) -> str:
-    """Why a commit is not run, or "": a file the request names was not staged this turn, and
+    """Why a commit is not run, or "": a file the request names was not staged by a call of this
+    turn (``calls``) nor by one of an earlier turn (``earlier``) that no commit took since, and
     ``tools`` (the commit's server's tools, as name and description) hold one that stages it."""
     if "commit" not in _words(tool) or _SAID_STAGED.search(user_text):
         return ""
     staging = [name for name, description in tools if _stages(name, description)]
-    if not staging or any(not c.failed and c.tool in staging for c in calls):
+    if (
+        not staging
+        or any(not c.failed and c.tool in staging for c in calls)
+        or _left_staged(earlier, staging)
+    ):
         return ""
     files = [p for p in places(user_text) if _FILE.search(p)]
     if not files:
@@ -60,6 +70,19 @@ def unstaged_commit(
         f"{tool} records what is staged, and no call has staged {files[0]} yet. Use {staging[0]} to"
         f" stage it first, then make the {tool} call again"
     )
+
+
+def _left_staged(earlier: Sequence[CallRecord], staging: Sequence[str]) -> bool:
+    """Whether an earlier turn staged something that no later commit took: "Stage draft.txt",
+    then, in the next message, "Commit draft.txt" (refused, until this, as never staged)."""
+    for call in reversed(earlier):
+        if call.failed:
+            continue
+        if "commit" in _words(call.tool):
+            return False
+        if call.tool in staging:
+            return True
+    return False
 
 
 def unstaged_result(reason: str) -> str:

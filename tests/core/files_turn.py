@@ -30,9 +30,10 @@ async def files_turn(
     script: str = "files.py",
     calculator: bool = True,
     notices: list[str] | None = None,
+    before: Sequence[str] = (),
 ) -> tuple[TurnOutcome, ScriptedBackend]:
-    """``asked`` once, in Calculon mode; every tool offered unless a ``selector`` is given (its
-    index built before the turn)."""
+    """``asked`` once, in Calculon mode, after the messages ``before`` in the same conversation;
+    every tool offered unless a ``selector`` is given (its index built before the turn)."""
     backend = ScriptedBackend(steps)
     selector = selector or ToolRetriever(threshold=100, dense=False)
     entries = (bundled_entry("calculator"),) * calculator + (script_entry(server, script),)
@@ -44,4 +45,6 @@ async def files_turn(
         if notices is not None:
             chat.subscribe(lambda e: notices.append(e.message) if isinstance(e, ev.Notice) else None)
         with anyio.fail_after(30):
+            for earlier in before:
+                await chat.run_turn(earlier)
             return await chat.run_turn(asked), backend

@@ -220,6 +220,18 @@ async def test_a_failed_deed_whose_error_names_its_fix_has_that_call_made_next(
     assert outcome.tool_calls[-1].result == "Committed draft.txt: Add draft"
 
 
+async def test_a_file_staged_in_an_earlier_message_is_committed_without_a_refusal(tmp_path) -> None:
+    stage = ToolCallChunk(ToolCall("c1", "stage_file", {"name": "draft.txt"}))
+    commit = ToolCallChunk(ToolCall("c2", "commit_changes", {"message": "Add draft"}))
+    steps = [[stage], ["Staged draft.txt."], [commit], ["Committed draft.txt."]]
+    asked = "Commit draft.txt with the message 'Add draft'."
+    outcome, _ = await files_turn(
+        steps, asked, tmp_path, server="stager", script="stager.py", before=["Stage draft.txt."]
+    )
+    # the app used to refuse this commit: no call of this turn had staged the file
+    assert [c.result for c in outcome.tool_calls] == ["Committed draft.txt: Add draft"]
+
+
 async def test_a_plan_after_its_calculation_ran_is_asked_for_the_answer(tmp_path) -> None:
     times = ToolCallChunk(ToolCall("c1", "evaluate", {"expression": "15 * 6"}))
     plan = "We need to multiply the cost per user by the number of users."
