@@ -1,6 +1,6 @@
 """Held-out questions for the Calculon bench: phrasings the main set does not use.
 
-The word reading behind Calculon mode's grammar (``app/llm/local/reading.py``)
+The word reading behind Calculon mode's grammar (``app/calculon/reading.py``)
 was written looking at the main set's phrasings; these questions were written
 after it and are not used to tune it, so the two figures side by side show how
 much of the main set's score is the main set's wording. Keys are computed with

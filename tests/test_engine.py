@@ -188,6 +188,7 @@ async def test_the_system_prompt_follows_calculon_mode(servers_file):
     engine = Engine(Settings(strict=True), servers_path=servers_file, backend=backend)
     await engine.ask("hello")
     await engine.reconfigure(Settings(strict=False))
+    assert engine.backend is backend  # the mode is sent with each step: the model is not loaded again
     await engine.ask("hello again")
     await engine.aclose()
     assert [r.system for r in backend.requests] == [prompts.system_prompt(True), prompts.system_prompt(False)]

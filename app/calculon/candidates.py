@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
 from app.calculon.evaluate import Node, shown
-from app.calculon.forms import exact_forms
+from app.core.number_forms import exact_forms
 from app.core.numbers import Mention, find_numbers
 
 MAX_NUMBERS = 6  # a story with more numbers than this gets no candidates: too many readings

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from app.calculon.output import APPROX, call_formula, without_note
+from app.core.calculator_text import APPROX, call_formula, without_note
 from app.core.numbers import Mention, find_numbers
 from app.core.records import CallRecord
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 
-from app.calculon.output import without_note
+from app.core.calculator_text import without_note
 
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _OPERATOR = re.compile(r"[-+*/%^]")

@@ -12,13 +12,16 @@ from app.calculon.counts import answers_by_count, count_note, gathered_counts
 from app.calculon.extremes import extremes_note
 from app.calculon.hint import formula_hint
 from app.calculon.idle import idle_reason, overused
-from app.calculon.output import call_formula
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
+from app.calculon.reading import asked_for, bracket_spans, counted_words, read
 from app.calculon.stated import stated_result
+from app.calculon.transcript import transcribe, with_earlier
 from app.calculon.verdict import ARITHMETIC_TOOLS, asks_an_operation, judge
 from app.calculon.worked import inline_result, worked_answer
+from app.core.arithmetic import UserArithmetic
 from app.core.backend import FormulaHint, WorkedAnswer
+from app.core.calculator_text import call_formula
 from app.core.named import without_names, without_quoted_words
 from app.core.numbers import DOTTED, find_numbers
 from app.core.records import CallRecord
@@ -108,6 +111,22 @@ class CalculonMode(CalculonVerifier):
     def hint(self, asked: str, earlier: Fraction | None) -> FormulaHint | None:
         """The formula the user's words ask for, handed to the backend (see :mod:`app.calculon.hint`)."""
         return formula_hint(without_names(asked), earlier)
+
+    def arithmetic(self, asked: str, earlier: str) -> UserArithmetic:
+        """The user's words as the call's grammar reads them (see :class:`UserArithmetic`), with
+        ``earlier`` (the last result, as written) standing for "that" where they work on it."""
+        text = with_earlier(asked, earlier) if earlier else asked
+        used = earlier if text != asked else ""
+        spelled = transcribe(text) is not None
+        return UserArithmetic(
+            text,
+            used,
+            spelled,
+            read(text, spelled),
+            tuple(bracket_spans(text)),
+            counted_words(asked),
+            asked_for(asked),
+        )
 
 
 __all__ = ["CalculonMode"]

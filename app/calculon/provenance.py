@@ -46,7 +46,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from app.calculon.implied import implied_text
-from app.calculon.output import ROUNDING_NOTE  # the note on a rounded result is not a result
+from app.core.calculator_text import ROUNDING_NOTE  # the note on a rounded result is not a result
 from app.core.numbers import Mention, Reading, find_numbers
 from app.core.tools import USER_SOURCE, CheckResult, Source
 

@@ -23,10 +23,10 @@ from fractions import Fraction
 from app.calculon.counts import GATHERS
 from app.calculon.evaluate import plain
 from app.calculon.formula import labelled_formula, result_values
-from app.calculon.output import is_exact
 from app.calculon.provenance import SourcePool, answer_mentions
 from app.calculon.ranker import ranked
 from app.calculon.transcript import Transcript, names_an_operation, transcribe
+from app.core.calculator_text import is_exact
 from app.core.named import without_names, without_quoted_words
 from app.core.numbers import Mention, find_numbers
 from app.core.records import CallRecord

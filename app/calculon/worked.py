@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 
 from app.calculon.implied import implied_numbers, plain_number
-from app.calculon.output import APPROX, ROUNDING_NOTE
 from app.calculon.transcript import conversion, names_an_operation
 from app.core.backend import WorkedAnswer
+from app.core.calculator_text import APPROX, ROUNDING_NOTE
 from app.core.numbers import find_numbers
 
 INSTRUCTION = (

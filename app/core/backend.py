@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol, runtime_checkable
 
+from app.core.arithmetic import UserArithmetic
 from app.core.messages import Message, ToolCall, ToolSpec
 
 
@@ -38,6 +39,9 @@ class ModelRequest:
     # model read the story and wrote no calculation may make ``formula``'s call instead of asking
     # it again: greedy, the 0.5B model wrote the same words three times over.
     reading_due: bool = False
+    # Calculon mode: the user's arithmetic as app.calculon read it, once a turn; a backend that
+    # turns it into grammar (the local one) reads no policy of its own
+    arithmetic: UserArithmetic | None = None
 
     @property
     def prompt_tools(self) -> tuple[ToolSpec, ...]:

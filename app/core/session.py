@@ -35,10 +35,12 @@ from app.core.backend import (
     TextChunk,
     ThoughtChunk,
     ToolCallChunk,
+    UserArithmetic,
     WorkedAnswer,
 )
 from app.core.calling import run_call
 from app.core.messages import Message, ToolCall, ToolSpec
+from app.core.numbers import earlier_result
 from app.core.offer import listed, narrowed, ranked_offer, ruled_out, standing, step_specs
 from app.core.outcome import TurnOutcome
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
@@ -170,6 +172,7 @@ class _Turn:
         self.outcome = TurnOutcome()
         self.check = AnswerCheck(self)
         self.formula: FormulaHint | None = None
+        self.arithmetic: UserArithmetic | None = None
         self.started = time.perf_counter()
 
     def emit(self, event_cls: type[ev.Event], **fields: Any) -> None:
@@ -187,6 +190,8 @@ class _Turn:
         self.user_text, self.zones = text, zone_choices(text)
         hint = getattr(self.s.verifier, "hint", None)  # Calculon mode reads the formula once a turn
         self.formula = hint(text, self.s._earlier) if hint is not None else None
+        read = getattr(self.s.verifier, "arithmetic", None)
+        self.arithmetic = read(text, earlier_result(self.s.history)) if read is not None else None
         failed = False
         try:
             await self._loop()
@@ -302,6 +307,7 @@ class _Turn:
             must_call,
             shown if specs else (),
             reading_due,
+            self.arithmetic,
         )
         started = time.perf_counter()
         step = await self._stream_with_retry(request)

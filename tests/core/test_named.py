@@ -41,11 +41,10 @@ def test_a_file_task_whose_path_holds_digits_is_no_worked_story_and_has_no_formu
 
 
 def test_a_digit_inside_a_path_forces_no_call_in_calculon_mode() -> None:
-    policy = StepPolicy(strict=True, call_policy="numbers")
-    assert not forces_call(
-        ModelRequest("", (Message("user", "List the files in /tmp/task1"),), (READ,)), policy
-    )
-    assert forces_call(ModelRequest("", (Message("user", "What is 12 times 7?"),), (READ,)), policy)
+    policy = StepPolicy(call_policy="numbers")
+    listing, question = "List the files in /tmp/task1", "What is 12 times 7?"
+    assert not forces_call(ModelRequest("", (Message("user", listing),), (READ,), backed=(listing,)), policy)
+    assert forces_call(ModelRequest("", (Message("user", question),), (READ,), backed=(question,)), policy)
 
 
 def test_quoted_words_are_blanked_and_quoted_digits_kept() -> None:

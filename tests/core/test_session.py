@@ -214,7 +214,32 @@ async def test_calculon_mode_hands_the_backend_the_formula_it_read_in_the_users_
     assert story is not None and story.source == "ranked"
 
 
+async def test_calculon_mode_reads_the_users_arithmetic_once_and_hands_it_to_the_backend_typed(tools):
+    from app.calculon import CalculonMode
+    from app.core.messages import Message, ToolCall
+    from app.core.tools import Source
+
+    session = session_with(tools, [[call("add", a=84, b=16)], ["84 + 16 = 100."]], verifier=CalculonMode())
+    asked = "What is 12 times 7?"
+    made = ToolCall("c0", "multiply", {"a": 12, "b": 7})
+    earlier = [
+        Message("user", asked),
+        Message("assistant", "", (made,)),
+        Message("tool", "84", tool_call_id="c0", tool_name="multiply"),
+        Message("assistant", "12 × 7 = 84."),
+    ]
+    session.restore(earlier, [Source(asked, "your message"), Source("84", "multiply(12, 7)", "calculator")])
+    await session.run_turn("Now add 16 to that.")
+    requests = session.backend.requests  # type: ignore[attr-defined]
+    # "that" is the last result, as the call's grammar must use it; read once a turn, not per step
+    assert len(requests) == 2 and requests[0].arithmetic == requests[1].arithmetic
+    read = requests[0].arithmetic
+    assert (read.text, read.earlier, read.spelled_out) == ("Now add 16 to 84.", "84", True)
+    assert [sorted(leaf.forms)[0] for leaf in read.reading] == ["16", "84"]
+
+
 async def test_without_calculon_mode_no_formula_is_read(tools):
     session = session_with(tools, [["It is 84."]])
     await session.run_turn("What is 12 times 7?")
     assert session.backend.requests[0].formula is None  # type: ignore[attr-defined]
+    assert session.backend.requests[0].arithmetic is None  # type: ignore[attr-defined]

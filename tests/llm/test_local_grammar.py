@@ -8,8 +8,10 @@ import re
 
 import pytest
 
+from app.calculon import CalculonMode
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolCall, ToolSpec
+from app.core.numbers import earlier_result
 from app.llm.local.answer_forms import calls_this_turn, repeats_earlier_call
 from app.llm.local.backed import backed_forms
 from app.llm.local.calls import parse_call
@@ -135,33 +137,41 @@ def _request(*messages: Message, tools: tuple[ToolSpec, ...] = (NESTED,)) -> Mod
     return ModelRequest("", messages, tools)
 
 
+def _calculon(*messages: Message, tools: tuple[ToolSpec, ...] = (NESTED,)) -> ModelRequest:
+    """A step in Calculon mode: the request carries the texts that back its numbers."""
+    return ModelRequest("", messages, tools, backed=tuple(m.text for m in messages))
+
+
 def test_a_numeric_question_forces_a_call_only_in_calculon_mode() -> None:
-    calculon, relaxed = StepPolicy(strict=True), StepPolicy(strict=False)
-    numeric = _request(Message("user", "What is 12 times 7?"))
-    assert forces_call(numeric, calculon)
-    assert not forces_call(numeric, relaxed)
-    assert not forces_call(_request(Message("user", "Say hello")), calculon)
-    assert not forces_call(_request(Message("user", "12 * 7"), tools=()), calculon)
-    after_result = _request(Message("user", "12 * 7"), Message("tool", "84", tool_name="multiply"))
-    assert not forces_call(after_result, calculon)
+    policy = StepPolicy()
+    question = Message("user", "What is 12 times 7?")
+    assert forces_call(_calculon(question), policy)
+    # the request says which mode the step is in, so turning it off needs no reload of the model
+    assert not forces_call(_request(question), policy)
+    assert not forces_call(_calculon(Message("user", "Say hello")), policy)
+    assert not forces_call(_calculon(Message("user", "12 * 7"), tools=()), policy)
+    after_result = _calculon(Message("user", "12 * 7"), Message("tool", "84", tool_name="multiply"))
+    assert not forces_call(after_result, policy)
 
 
 def test_a_story_with_its_numbers_in_words_forces_a_call_but_one_number_word_does_not() -> None:
     from app.calculon.worked import worked_answer
 
     def asked(text: str) -> ModelRequest:
-        return ModelRequest("", (Message("user", text),), (NESTED,), worked=worked_answer(text))
+        return ModelRequest(
+            "", (Message("user", text),), (NESTED,), backed=(text,), worked=worked_answer(text)
+        )
 
-    calculon = StepPolicy(strict=True)
+    calculon = StepPolicy()
     assert forces_call(asked("Twelve birds sat on a wire and five flew away. How many are left?"), calculon)
     assert forces_call(asked("Tom is fourteen and his sister is twice his age. How old is she?"), calculon)
     assert not forces_call(asked("Which one is the larger planet?"), calculon)
-    assert not forces_call(_request(Message("user", "Twelve birds and five flew away.")), calculon)
+    assert not forces_call(_calculon(Message("user", "Twelve birds and five flew away.")), calculon)
 
 
 def test_the_call_policy_can_force_every_first_step_or_none() -> None:
     words = _request(Message("user", "Say hello"))
-    assert forces_call(words, StepPolicy(call_policy="always", strict=False))
+    assert forces_call(words, StepPolicy(call_policy="always"))
     assert not forces_call(_request(Message("user", "12 * 7")), StepPolicy(call_policy="auto"))
 
 
@@ -275,14 +285,17 @@ def test_a_reply_that_starts_making_up_a_tool_result_ends_there() -> None:
 
 def test_the_operands_come_from_the_users_words_never_from_the_apps_reask() -> None:
     question = "What is 12 times 7?"
-    asked = ModelRequest("", (Message("user", question),), calculator_tools(), backed=(question,))
+    read = CalculonMode().arithmetic(question, "")
+    asked = ModelRequest(
+        "", (Message("user", question),), calculator_tools(), backed=(question,), arithmetic=read
+    )
     ops = operands_for(asked, backed_forms([question]), one_call=True)
     assert ops is not None and sorted(f for slot in ops.slots for f in slot) == ["12", "7"]
     reask = (
         Message("assistant", "It is 85."),
         Message("user", "Your answer contains numbers no tool returned: 85."),
     )
-    again = ModelRequest("", (*asked.messages, *reask), calculator_tools(), backed=(question,))
+    again = dataclasses.replace(asked, messages=(*asked.messages, *reask))
     assert operands_for(again, backed_forms([question]), one_call=True) is None
 
 
@@ -298,11 +311,15 @@ def test_a_follow_up_on_that_must_use_the_previous_result_and_a_story_need_not_u
     )
     follow = "Now add 16 to that."
     backed = (first, "84", follow)
-    request = ModelRequest("", (*history, Message("user", follow)), calculator_tools(), backed=backed)
+    read = CalculonMode().arithmetic(follow, earlier_result(history))  # as the session reads it
+    request = ModelRequest(
+        "", (*history, Message("user", follow)), calculator_tools(), backed=backed, arithmetic=read
+    )
     ops = operands_for(request, backed_forms(backed), one_call=True)
     assert ops is not None and ops.every and sorted(min(slot) for slot in ops.slots) == ["16", "84"]
     story = "Sam has 3 dogs and 12 apples. He eats 4 apples. How many apples are left?"
-    asked = ModelRequest("", (Message("user", story),), calculator_tools(), backed=(story,))
+    read = CalculonMode().arithmetic(story, "")
+    asked = ModelRequest("", (Message("user", story),), calculator_tools(), backed=(story,), arithmetic=read)
     found = operands_for(asked, backed_forms([story]), one_call=True)
     assert found is not None and not found.every
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from app.calculon import CalculonMode
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local import LocalBackend
@@ -43,7 +44,7 @@ def tools() -> tuple[ToolSpec, ...]:
 def call_grammar(question: str, *, every: bool = True, earlier: Sequence[str] = ()) -> str:
     forms = backed_forms([*earlier, question])
     free = backed_forms(earlier).arguments | ({"100"} if forms.percent else set())
-    ops = operands(question, free, every=every)
+    ops = operands(CalculonMode().arithmetic(question, ""), free, every=every)
     assert ops is not None
     return compose(tool_rules(tools()), forced=True, thinks=False, forms=forms, ops=ops).decide
 
@@ -231,7 +232,8 @@ def test_an_answer_ends_with_the_result_and_one_word_of_its_unit_or_of_what_was_
         Message("assistant", "", (ToolCall("c1", "convert", {"quantity": "2 metres", "to_unit": "feet"}),)),
         Message("tool", result, tool_call_id="c1", tool_name="convert"),
     )
-    request = ModelRequest("", messages, (), backed=(question, result))
+    read = CalculonMode().arithmetic(question, "")  # what the session sends: "feet" is asked for
+    request = ModelRequest("", messages, (), backed=(question, result), arithmetic=read)
     reasked = dataclasses.replace(request, messages=(*messages, Message("user", "Only backed numbers.")))
     assert answer_units(request) == answer_units(reasked) == {"ft", "feet"}
     forms = backed_forms([question, result])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.calculon import CalculonMode
 from app.core import events as ev
 from app.core.session import ChatSession
 from app.llm.local import LocalBackend
@@ -19,7 +20,14 @@ async def test_a_numeric_question_runs_the_calculator_and_the_turn_completes(gem
     await supervisor.start(timeout=60)
     try:
         assert any(t.name == "multiply" for t in supervisor.list_tools())
-        session = ChatSession(gemma, supervisor, system_prompt="Use the tools for arithmetic.", max_rounds=4)
+        # in Calculon mode, as the app runs it by default: the numeric question must start with a call
+        session = ChatSession(
+            gemma,
+            supervisor,
+            system_prompt="Use the tools for arithmetic.",
+            max_rounds=4,
+            verifier=CalculonMode(),
+        )
         outcome = await session.run_turn("What is 12 times 7?")
     finally:
         await supervisor.aclose()

@@ -11,6 +11,7 @@ import functools
 
 import pytest
 
+from app.calculon import CalculonMode
 from app.core import gemma_values
 from app.core.backend import TextChunk, ThoughtChunk
 from app.core.messages import Message, ToolCall, ToolSpec
@@ -175,7 +176,7 @@ def test_in_calculon_mode_the_calls_numbers_are_the_backed_ones(vocab) -> None:
     made_up = dataclasses.replace(FIRST, arguments={"a": 52, "b": 3})
     assert not accepts(vocab, grammar.decide, render_calls((made_up,), GEMMA4))
     # with the user's numbers as the operands the call must use (the step's grammar on its first call)
-    ops = operands("Add 51 and 3.", forms.arguments, every=True)
+    ops = operands(CalculonMode().arithmetic("Add 51 and 3.", ""), forms.arguments, every=True)
     narrowed = compose(
         tool_rules(calculator_tools(), None, GEMMA4), forced=True, thinks=False, forms=forms, ops=ops
     )

@@ -87,7 +87,7 @@ def step(
     tools: tuple[ToolSpec, ...] | None = None,
     offered: list[set[str]] | None = None,
 ) -> list[Chunk]:
-    runner = ListScriptedRunner(model, nemo(), StepPolicy(max_tokens=160, strict=False, call_policy="auto"))
+    runner = ListScriptedRunner(model, nemo(), StepPolicy(max_tokens=160, call_policy="auto"))
     runner.script, runner.fallback = script, fallback
     runner.offered = offered if offered is not None else []
     chunks: list[Chunk] = []
@@ -189,7 +189,7 @@ def test_a_call_that_worked_made_again_where_a_call_is_required_gives_way_to_ano
 def test_a_narrowed_step_shows_the_turns_whole_tool_list_and_calls_only_its_own_tools(model) -> None:
     every = calculator_tools()
     adding = tuple(t for t in every if t.name == "add")
-    runner = ListScriptedRunner(model, nemo(), StepPolicy(max_tokens=160, strict=False, call_policy="auto"))
+    runner = ListScriptedRunner(model, nemo(), StepPolicy(max_tokens=160, call_policy="auto"))
     runner.script, runner.offered = (FIRST,), []
     request = ModelRequest("You are Calculon.", (Message("user", QUESTION),), adding, listed=every)
     prompt, _ = runner.fit(request)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.calculon.output import call_formula, exact_part
 from app.core.backend import ModelRequest
+from app.core.calculator_text import call_formula, exact_part
 from app.core.messages import Message, ToolCall
 from app.core.records import looks_failed
 from app.llm.local.backed import backed_forms, result_units
-from app.llm.local.reading import asked_for, counted_words
 
 
 def last_result_forms(request: ModelRequest) -> frozenset[str]:
@@ -34,10 +33,10 @@ def answer_units(request: ModelRequest) -> frozenset[str]:
     original value", its "one-sixth" unbacked."""
     result = _last_result(request)
     own = result_units(result.text) if result is not None else frozenset()
-    asked = asked_index(request.messages, request.backed)
-    text = request.messages[asked].text if asked >= 0 else ""
+    read = request.arithmetic  # app.calculon's reading of the user's words
+    asked, counted = (read.asked_for, read.counted) if read is not None else (frozenset(), frozenset())
     # a conversion's result is in its own unit, never the one converted from ("231.745536 miles")
-    return own | asked_for(text) if own else counted_words(text)
+    return own | asked if own else counted
 
 
 def head_forms(request: ModelRequest) -> frozenset[str]:

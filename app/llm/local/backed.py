@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from app.calculon.forms import MAX_DIGITS, exact_forms, grouped, rounded_forms
-from app.calculon.output import ROUNDING_NOTE, without_note
+from app.core.calculator_text import ROUNDING_NOTE, without_note
+from app.core.number_forms import MAX_DIGITS, exact_forms, grouped, rounded_forms
 from app.core.numbers import DOTTED, find_numbers
 
 _INTEGER = re.compile(r"-?[0-9]+")

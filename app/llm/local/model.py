@@ -87,9 +87,7 @@ class LocalModel:
         family = "" if options.model_path else options.builtin.family
         reader = "model" if options.model_path else options.builtin.reader
         limit = self._call_limit()
-        policy = StepPolicy(
-            options.max_tokens, options.strict, options.call_policy, limit, family, reader=reader
-        )
+        policy = StepPolicy(options.max_tokens, options.call_policy, limit, family, reader=reader)
         self.llama, self.path = model, path
         saved = (PromptCache(paths.cache_dir() / "prompt-state"), path) if options.save_prompt else None
         keeps = options.keep_conversations

@@ -27,9 +27,10 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
+from app.core.arithmetic import Item, UserArithmetic, fixes_operators, leaves
+from app.core.number_forms import mention_forms
 from app.core.numbers import Mention, find_numbers
 from app.llm.local.ordered import literal, ordered_lines
-from app.llm.local.reading import Item, bracket_spans, fixes_operators, leaves, mention_forms, read
 
 MAX_SLOTS = 5  # distinct numbers in one message; more, and the usage grammar is not built
 MAX_COUNT = 9  # a number written more often than this is treated as free
@@ -54,9 +55,10 @@ class Operands:
         return self.slots.index(item.forms) if item.forms in self.slots else None
 
 
-def operands(user_text: str, free: Iterable[str], *, every: bool) -> Operands | None:
-    """The operands of ``user_text``; None when there are too many for the grammar."""
-    items = read(user_text)
+def operands(read: UserArithmetic, free: Iterable[str], *, every: bool) -> Operands | None:
+    """The operands of the user's words as app.calculon read them; None when there are too
+    many for the grammar."""
+    items = read.reading
     slots: dict[frozenset[str], int] = {}
     for leaf in leaves(items):
         slots[leaf.forms] = slots.get(leaf.forms, 0) + 1
@@ -66,10 +68,10 @@ def operands(user_text: str, free: Iterable[str], *, every: bool) -> Operands | 
         return None
     constants |= {f for forms in slots if forms not in kept for f in forms}
     order = list(kept)
-    mentions = find_numbers(user_text)
-    groups = tuple(g for g in (_group(span, mentions, order) for span in bracket_spans(user_text)) if g)
+    mentions = find_numbers(read.text)
+    groups = tuple(g for g in (_group(span, mentions, order) for span in read.brackets) if g)
     attached = _attached(items, order)
-    targets = _targets(user_text, items) if attached else frozenset()
+    targets = _targets(read.text, items) if attached else frozenset()
     return Operands(
         tuple(kept), tuple(kept.values()), frozenset(constants), every, groups, items, attached, targets
     )

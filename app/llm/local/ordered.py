@@ -22,7 +22,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Sequence
 
-from app.llm.local.reading import ANY, Item
+from app.core.arithmetic import ANY, Item
 
 DEPTH = 2  # brackets the model may open beyond the user's own
 FREE = 2  # free numbers one expression may use: enough for "40 * (100 - 50) / 100"

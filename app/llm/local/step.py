@@ -66,7 +66,6 @@ DEAD_END_NOTICE = (
 @dataclasses.dataclass(frozen=True)
 class StepPolicy:
     max_tokens: int = 512  # per step: a model that will not stop is cut off here
-    strict: bool = True  # Calculon mode: force a tool call on a numeric question
     call_policy: CallPolicy = "numbers"
     max_tool_calls: int | None = None  # per user message; None: no limit
     family: str = ""  # which worked examples open the prompt (app/llm/local/fewshot.py); "": none
@@ -103,7 +102,7 @@ class StepRunner:
             emit(ToolCallChunk(hinted[0]))
             emit(StepDone(tokens=0, notices=(hinted[1],)))
             return
-        composed = composed_answer(request) if self.policy.hinted_calls and self.policy.strict else None
+        composed = composed_answer(request) if self.policy.hinted_calls else None
         if composed is not None:
             emit(TextChunk(composed))
             emit(StepDone(tokens=0, notices=(composed_note(request.formula),)))
@@ -152,7 +151,12 @@ class StepRunner:
         """Calculon mode's own call for the user's words, where the session read a formula in
         them and this step answers them (see :mod:`app.llm.local.hinted`)."""
         hint = request.formula
-        if hint is None or not (self.policy.hinted_calls and self.policy.strict) or not request.messages:
+        if (
+            hint is None
+            or not self.policy.hinted_calls
+            or not in_calculon_mode(request)
+            or not request.messages
+        ):
             return None
         if request.reading_due and hint.source == "ranked" and self.policy.reader == "model":
             return hinted_call(hint, request.tools)  # its own reading computed nothing, asked or not
@@ -361,7 +365,7 @@ def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
         return False
     if policy.call_policy == "always" or request.must_call:
         return True
-    if not (policy.call_policy == "numbers" and policy.strict):
+    if not (policy.call_policy == "numbers" and in_calculon_mode(request)):
         return False
     if _DIGIT.search(without_names(last.text)):  # a digit in "/tmp/task1/notes.txt" is no number
         return True
@@ -369,6 +373,12 @@ def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
     # written ("twelve") or named ("twice", "a week"); "Which one ...?" has one and is no sum.
     worked = request.worked
     return worked is not None and len(find_numbers(without_names(last.text))) + len(worked.numbers) >= 2
+
+
+def in_calculon_mode(request: ModelRequest) -> bool:
+    """Whether this step is in Calculon mode: the request says so (``backed`` is set), not the
+    settings the model was loaded with, so turning the mode on or off needs no reload."""
+    return request.backed is not None
 
 
 def _trim_notice(dropped: Sequence[Sequence[Message]], n_ctx: int) -> str:

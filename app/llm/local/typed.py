@@ -14,8 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.core.arithmetic import fixes_operators
 from app.llm.local.operands import Operands
-from app.llm.local.reading import fixes_operators
 
 FieldKind = str  # "number", "integer", "number|string", "integer|string", "text" or "other"
 Fields = tuple[tuple[str, FieldKind], ...]

@@ -24,13 +24,12 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-from app.calculon.forms import exact_forms
-from app.calculon.transcript import transcribe
+from app.core.arithmetic import ANY, Item, leaves
+from app.core.number_forms import mention_forms
 from app.core.numbers import Mention, find_numbers
 
-ANY = "+-*/^%"
 MAX_JOIN_WORDS = 6  # "273 apples are shared equally among 6": more words between, and it is a story
 _SIGNS = {"%": "%", "+": "+", "-": "-", "−": "-", "*": "*", "×": "*", "x": "*", "/": "/", "÷": "/"}
 _SIGNS |= {"^": "^", "**": "^"}
@@ -80,30 +79,10 @@ _NOT_UNITS = frozenset(
 )
 
 
-@dataclasses.dataclass(frozen=True)
-class Item:
-    """One operand, or a bracketed group of them, where the calculation uses it. ``join``: the
-    operators that may stand right before it (the first item's is not used)."""
-
-    forms: frozenset[str] = frozenset()  # a number's exact forms; empty for a group
-    join: str = ANY
-    group: tuple[Item, ...] = ()
-    start: int = 0
-    end: int = 0
-    unit: str = ""  # the word written right after the number ("144 miles"), if any
-    text: str = ""  # the number as written ("50%")
-
-    def leaves(self) -> Iterator[Item]:
-        if self.group:
-            for item in self.group:
-                yield from item.leaves()
-        else:
-            yield self
-
-
-def read(text: str) -> tuple[Item, ...]:
-    """The operands of ``text`` in the order its words use them, with what joins them."""
-    items = _joined(text, _reordered(text, _leaves(text)))
+def read(text: str, spelled_out: bool = False) -> tuple[Item, ...]:
+    """The operands of ``text`` in the order its words use them, with what joins them;
+    ``spelled_out``: the words are written-out arithmetic ("12 times 7", see transcript.py)."""
+    items = _joined(text, _reordered(text, _leaves(text)), spelled_out)
     items = _averaged(text, items)
     return tuple(_bracketed(text, items))
 
@@ -118,23 +97,6 @@ def counted_words(text: str) -> frozenset[str]:
 def asked_for(text: str) -> frozenset[str]:
     """What the question asks how many of ("km" of "how many km is 144 miles?")."""
     return frozenset(HOW_MANY.findall(text))
-
-
-def leaves(items: Sequence[Item]) -> list[Item]:
-    return [leaf for item in items for leaf in item.leaves()]
-
-
-def fixes_operators(items: Sequence[Item]) -> bool:
-    """Whether the words name the operator at every join: then a tool whose name is its
-    operation ("subtract") adds nothing an expression does not say better."""
-    joins = list(_joins(items))
-    return bool(joins) and all(len(j) == 1 for j in joins)
-
-
-def _joins(items: Sequence[Item]) -> Iterator[str]:
-    yield from (item.join for item in items[1:])
-    for item in items:
-        yield from _joins(item.group)
 
 
 def _leaves(text: str) -> list[Item]:
@@ -158,11 +120,6 @@ def _one_of(text: str, mention: Mention) -> bool:
     if mention.text.lower() != "one" or after is None:
         return False
     return not any(cue.fullmatch(after.group(1)) for cue in _CUE.values())
-
-
-def mention_forms(mention: Mention) -> frozenset[str]:
-    """Every exact written form of what a number in the user's words offers."""
-    return frozenset(f for value in mention.values() for f in exact_forms(value))
 
 
 def bracket_spans(text: str) -> list[tuple[int, int]]:
@@ -199,7 +156,7 @@ def _reordered(text: str, items: list[Item]) -> list[Item]:
     return out
 
 
-def _joined(text: str, items: list[Item]) -> list[Item]:
+def _joined(text: str, items: list[Item], spelled_out: bool) -> list[Item]:
     """Each item's join from the words right before it. Where the words between two numbers
     name no operation, any operator goes: a story's operation is the model's reading, never
     forced here ("15 goldfish ... 5 were eaten" is not forced to either)."""
@@ -211,7 +168,7 @@ def _joined(text: str, items: list[Item]) -> list[Item]:
         lo, hi = sorted((previous.end, item.start))
         percent = previous.text.endswith(("%", "percent"))
         out.append(dataclasses.replace(item, join=_between(text[lo:hi], percent)))
-    if len(out) == 2 and out[1].join == ANY and transcribe(text) is not None:
+    if len(out) == 2 and out[1].join == ANY and spelled_out:
         # "Multiply 80 by 12": written-out arithmetic whose operator word stands first
         named = [op for op, cue in _CUE.items() if cue.search(text)]
         if len(named) == 1:

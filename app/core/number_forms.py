@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.core.numbers import Mention
 
 MAX_DIGITS = 400  # a longer number is not offered: no one copies it from a chat, and the grammar grows
 ROUNDED_PLACES = 6  # a number with more decimals may also be written rounded to 0..6 places
@@ -22,6 +26,11 @@ def exact_forms(value: Fraction) -> set[str]:
         ctx.prec = MAX_DIGITS
         exact = Decimal(value.numerator) / Decimal(value.denominator)
         return {_plain(exact)} if Fraction(exact) == value else set()
+
+
+def mention_forms(mention: Mention) -> frozenset[str]:
+    """Every exact written form of what a number in the user's words offers."""
+    return frozenset(f for value in mention.values() for f in exact_forms(value))
 
 
 def rounded_forms(value: Fraction) -> set[str]:
