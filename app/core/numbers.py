@@ -34,12 +34,11 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
 
 from app.core import number_words
-from app.core.messages import Message
 
 # A version or an address ("0.4.2", "2.1.0", "192.168.1.1"): an identifier written with digits,
 # whose parts are no quantities
@@ -274,11 +273,3 @@ def _power_is_safe(base: Fraction, exponent: int) -> bool:
         return exponent >= 0
     bits = base.numerator.bit_length() + base.denominator.bit_length()
     return abs(exponent) <= MAX_EXPONENT and bits * abs(exponent) <= 14 * MAX_EXPONENT
-
-
-def earlier_result(history: Sequence[Message]) -> str:
-    """The last result of the turns before, as written ("84"), that "add 16 to that" works on;
-    "" where no call has succeeded yet."""
-    results = [m for m in history if m.role == "tool" and not m.is_error]
-    mentions = find_numbers(results[-1].text) if results else []
-    return mentions[0].text if mentions else ""

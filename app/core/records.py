@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.messages import Message
+from app.core.numbers import find_numbers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,3 +71,11 @@ def records_of(history: Sequence[Message]) -> list[CallRecord]:
         for call in m.tool_calls
         if (found := results.get(call.id)) is not None
     ]
+
+
+def earlier_result(history: Sequence[Message]) -> str:
+    """The last result of the turns before, as written ("84"), that "add 16 to that" works on;
+    "" where no call has succeeded yet."""
+    results = [m for m in history if m.role == "tool" and not m.is_error]
+    mentions = find_numbers(results[-1].text) if results else []
+    return mentions[0].text if mentions else ""

@@ -40,9 +40,9 @@ from app.core.backend import (
 )
 from app.core.calling import run_call
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.numbers import earlier_result
 from app.core.offer import listed, narrowed, ranked_offer, ruled_out, standing, step_specs
 from app.core.outcome import TurnOutcome
+from app.core.records import earlier_result
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
 from app.core.toolrun import ToolRunner
 from app.core.tools import (

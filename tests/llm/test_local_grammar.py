@@ -11,7 +11,7 @@ import pytest
 from app.calculon import CalculonMode
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.numbers import earlier_result
+from app.core.records import earlier_result
 from app.llm.local.answer_forms import calls_this_turn, repeats_earlier_call
 from app.llm.local.backed import backed_forms
 from app.llm.local.calls import parse_call
