@@ -14,10 +14,11 @@ import functools
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from app.calculon.candidates import Candidate, Quantity, candidates, quantities
+from app.calculon.evaluate import Node
 from app.calculon.share import share_candidates
 
 WEIGHTS = Path(__file__).with_name("ranker.json")
@@ -82,6 +83,9 @@ class Context:
     near: tuple[frozenset[str], ...]  # per quantity: the words beside it
     in_question: frozenset[int]  # quantities written in the question sentence
     count: int
+    unit: tuple[str, ...] = ()  # per quantity: the first word after it ("12 boxes": "box")
+    asked: tuple[bool, ...] = ()  # per quantity: a word beside it is a word of the question
+    asked_unit: str = ""  # what "how many ..." counts: "muffins" in "How many muffins are left?"
 
     @classmethod
     def of(cls, text: str, found: Sequence[Quantity]) -> Context:
@@ -91,7 +95,11 @@ class Context:
         near = tuple(frozenset(_near(lowered, q)) for q in found)
         inside = frozenset(i for i, q in enumerate(found) if q.start >= start)
         cues = frozenset(_CUES[w] for w in question if w in _CUES)
-        return cls(frozenset(question), cues, near, inside, len(found))
+        unit = tuple(_unit(lowered, q) for q in found)
+        asked = tuple(bool(set(_content(w[1:] for w in words if w[0] in "<>")) & question) for words in near)
+        counted = re.search(r"how (?:many|much) ([a-z]+)", lowered[start:])
+        asked_unit = _stem(counted.group(1)) if counted else ""
+        return cls(frozenset(question), cues, near, inside, len(found), unit, asked, asked_unit)
 
 
 def features(c: Candidate, ctx: Context) -> dict[str, float]:
@@ -114,6 +122,18 @@ def features(c: Candidate, ctx: Context) -> dict[str, float]:
         if index in ctx.in_question:
             f[f"inq:{role}"] = 1.0
     left_out = [i for i in range(ctx.count) if i not in c.used]
+    if ctx.asked:
+        f["used_not_asked"] = float(sum(1 for i in c.used if not ctx.asked[i]))
+        f["left_out_asked"] = float(sum(1 for i in left_out if ctx.asked[i]))
+        for index, role in c.roles:
+            f[f"asked:{ctx.asked[index]}:{role}"] = 1.0
+    if ctx.asked_unit and ctx.asked_unit not in _STOP:
+        for index, role in c.roles:
+            f[f"unit_asked:{ctx.unit[index] == ctx.asked_unit}:{role}"] = 1.0
+        f["left_out_unit_asked"] = float(sum(1 for i in left_out if ctx.unit[i] == ctx.asked_unit))
+    for op, left, right in _pairs(c.node, iter(c.used)):
+        if ctx.unit and ctx.unit[left] and ctx.unit[right]:
+            f[f"unit:{ctx.unit[left] == ctx.unit[right]}:{op}"] = 1.0
     f["left_out_in_question"] = float(sum(1 for i in left_out if i in ctx.in_question))
     f["text_order"] = 1.0 if list(c.used) == sorted(c.used) else 0.0
     value = c.value
@@ -123,6 +143,31 @@ def features(c: Candidate, ctx: Context) -> dict[str, float]:
     f[f"whole:{top}"] = f["whole"]
     f["below_one"] = 1.0 if 0 < value < 1 else 0.0
     return f
+
+
+def _pairs(node: Node, leaves: Iterator[int]) -> list[tuple[str, int, int]]:
+    """Each operation of two written numbers, with their quantities: whether "12 boxes" and
+    "3 boxes" share a unit says more of + and − than of × and ÷."""
+    if node.op == "num":
+        return [("num", next(leaves), -1)]
+    left, right = (_pairs(arg, leaves) for arg in node.args)
+    out = [p for p in (*left, *right) if p[0] != "num"]
+    if left[0][0] == "num" and right[0][0] == "num" and len(left) == len(right) == 1:
+        out.append((node.op, left[0][1], right[0][1]))
+    return out
+
+
+def _unit(lowered: str, q: Quantity) -> str:
+    """What a number counts: the first word after it in its clause ("12 boxes" -> "box"); a sum
+    of money ("$17") counts dollars."""
+    if lowered[: q.start].rstrip().endswith("$"):
+        return _stem("dollars")
+    clause = re.split(r"[.!?,;:]\s", lowered[q.end :] + " ", maxsplit=1)[0]
+    return next(iter(_content(_stems(clause)[:3])), "")
+
+
+def _content(words: Iterable[str]) -> list[str]:
+    return [w for w in words if w not in _STOP]
 
 
 def _cue_table() -> dict[str, str]:
@@ -159,3 +204,9 @@ def _stem(word: str) -> str:
 
 
 _CUES = _cue_table()
+# Words beside a number that name nothing: they cannot tie it to the question.
+_STOP_WORDS = (
+    "a an the and or of to in on at for with by from he she they it his her their its is are was "
+    "were has have had does did do how many much what if then there that this each more than"
+)
+_STOP = frozenset(_stem(w) for w in _STOP_WORDS.split())

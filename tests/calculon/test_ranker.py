@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from app.calculon.candidates import MAX_NUMBERS, candidates, quantities
-from app.calculon.ranker import ranked
+from app.calculon.ranker import Context, ranked
 from tests.calculon.stories import FRED, PAIGE
 
 
@@ -50,6 +50,21 @@ def test_the_ranker_reads_what_remained_as_a_subtraction():
 def test_the_ranker_leaves_out_the_distracting_numbers():
     best = ranked(FRED)
     assert best[0].candidate.value == 21, [r.candidate.shown for r in best]
+
+
+def test_a_number_of_another_kind_than_the_question_counts_is_left_out():
+    # The pears are a number of the story but not of what is asked: the unit after each
+    # number ("apples", "pears") against the one the question counts.
+    best = ranked(
+        "Lia picked 14 apples and 6 pears. Her brother picked 9 more apples. How many apples did they get?"
+    )
+    assert best[0].candidate.shown == "14 + 9", [r.candidate.shown for r in best]
+
+
+def test_a_sum_of_money_counts_dollars_and_a_unit_stays_in_its_clause():
+    found = quantities("Tanner saved $17 in May. A pack holds 15. 4 cards are added.")
+    context = Context.of("Tanner saved $17 in May. A pack holds 15. 4 cards are added.", found)
+    assert context.unit == ("doll", "", "card")
 
 
 def test_the_shares_are_ordered_and_sum_to_at_most_one():
