@@ -5,14 +5,16 @@ file that does not check out is ignored and rebuilt. Real SmolLM2, real llama.cp
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import pytest
 
 from app import paths
 from app.core.backend import ModelRequest, TextChunk, ToolCallChunk
-from app.core.messages import Message
+from app.core.messages import Message, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions
 from tests.llm.local_fixtures import calculator_tools, collect
+from tests.llm.qwen_file import need_qwen
 
 pytestmark = pytest.mark.slow
 
@@ -20,11 +22,14 @@ SYSTEM = "You are Calculon."
 QUESTION = "What is 12 times 7?"
 
 
-def fresh_process_turn() -> tuple[int, str, int]:
+def fresh_process_turn(question: str = QUESTION, *, keep: bool = False) -> tuple[int, str, int]:
     """As a new process would: load, read the opening, ask. (tokens decoded for the opening,
     what the step wrote, the prompt tokens it had to read itself)."""
-    backend = LocalBackend(LocalOptions(builtin_model="smollm2-135m-instruct", n_ctx=4096, max_tokens=24))
-    request = ModelRequest(SYSTEM, (Message("user", QUESTION),), calculator_tools(), (QUESTION,))
+    options = LocalOptions(
+        builtin_model="smollm2-135m-instruct", n_ctx=4096, max_tokens=24, keep_conversations=keep
+    )
+    backend = LocalBackend(options)
+    request = ModelRequest(SYSTEM, (Message("user", question),), calculator_tools(), (question,))
 
     async def run() -> tuple[int, str, int]:
         try:
@@ -65,18 +70,22 @@ def test_a_damaged_state_file_is_ignored_and_rebuilt():
 FIRST = "Tell me about the moon in two sentences."
 
 
-def process_reading(messages: tuple[Message, ...], *, keep: bool) -> tuple[str, int, int]:
-    """As a new process would answer ``messages`` without tools: (what it wrote, the prompt's
-    tokens, those it read itself)."""
+def process_reading(
+    messages: tuple[Message, ...], *, keep: bool, model_path: str = "", tools: Sequence[ToolSpec] = ()
+) -> tuple[str, int, int]:
+    """As a new process would answer ``messages`` (on the built-in, without tools unless
+    given): (what it wrote, the prompt's tokens, those it read itself)."""
+    builtin = "" if model_path else "smollm2-135m-instruct"
     options = LocalOptions(
-        builtin_model="smollm2-135m-instruct", n_ctx=4096, max_tokens=40, keep_conversations=keep
+        model_path=model_path, builtin_model=builtin, n_ctx=4096, max_tokens=40, keep_conversations=keep
     )
     backend = LocalBackend(options)
+    request = ModelRequest(SYSTEM, messages, tuple(tools))
 
     async def run() -> tuple[str, int, int]:
         try:
             await backend.prefill(SYSTEM)
-            chunks = await collect(backend, ModelRequest(SYSTEM, messages, ()))
+            chunks = await collect(backend, request)
             step = backend.last_step
             assert step is not None
             text = "".join(c.text for c in chunks if isinstance(c, TextChunk))
@@ -98,3 +107,18 @@ def test_a_conversation_continued_in_a_new_process_reads_only_what_is_new():
     # sums differ in their last bits, and greedy decoding may part ways after a while
     assert said.split()[:4] == said_afresh.split()[:4]
     assert prompt - read_itself > 40  # the first exchange came from the saved state
+
+
+def test_a_new_question_in_a_new_process_reads_only_the_question_after_the_tool_list():
+    # A model shown no worked examples has no saved opening: its instructions and tool list
+    # are the start of every prompt. The last conversation's state holds them, and a new
+    # question shares them even though the question differs.
+    qwen = {"model_path": str(need_qwen()), "tools": calculator_tools()}
+    process_reading((Message("user", FIRST),), keep=True, **qwen)
+    assert list((paths.cache_dir() / "turn-state").glob("*.state"))
+    asked = (Message("user", "Tell me about the sun in one sentence."),)
+    said, prompt, read_itself = process_reading(asked, keep=True, **qwen)
+    said_afresh, _, read_afresh = process_reading(asked, keep=False, **qwen)
+    assert read_itself < 40 and prompt - read_itself > 200, (read_itself, prompt)
+    assert read_afresh == prompt
+    assert said.split()[:3] == said_afresh.split()[:3]

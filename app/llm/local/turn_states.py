@@ -39,20 +39,26 @@ class TurnStates:
         self.model_path, self.n_ctx = model_path, n_ctx
 
     def resume(self, model: llama_cpp.Llama, prompt: Sequence[int], have: int) -> int:
-        """Load the saved state that holds the longest start of ``prompt``, where it holds at
-        least MIN_GAIN tokens more than the ``have`` the model's cache already shares with it;
-        the tokens it holds, or 0 where none was loaded."""
+        """Load the saved state that shares the longest start with ``prompt``, where it shares
+        at least MIN_GAIN tokens more than the ``have`` the model's cache already does; the
+        tokens shared, or 0 where none was loaded.
+
+        A state need not hold only the prompt's start: a new question in a fresh process
+        shares the instructions and the tool list with the last conversation's state, and the
+        decoder cuts the cache back to what is shared before it reads the rest."""
         best: list[int] = []
+        shared = 0
         for tokens in self._entries():
-            if len(tokens) > max(len(best), have + MIN_GAIN) and list(prompt[: len(tokens)]) == tokens:
-                best = tokens
-        if not best or len(best) >= len(prompt):
+            common = _common(tokens, prompt)
+            if common > max(shared, have + MIN_GAIN):
+                best, shared = tokens, common
+        if not best:
             return 0
         key = state_key(self.model_path, best, self.n_ctx)
         if not self.cache.restore(model, key, best):
             return 0
-        logger.info("resumed a saved conversation state of %d tokens", len(best))
-        return len(best)
+        logger.info("resumed %d tokens of a saved conversation state of %d", shared, len(best))
+        return shared
 
     def keep(self, model: llama_cpp.Llama) -> None:
         """Save the model's state as it stands (after an answer), and forget all but the latest."""
@@ -82,3 +88,11 @@ class TurnStates:
             os.replace(out.name, self.index)
         except OSError as exc:
             logger.warning("could not save the conversation state index %s: %s", self.index, exc)
+
+
+def _common(saved: Sequence[int], prompt: Sequence[int]) -> int:
+    """How many tokens the two start with alike."""
+    for i, (a, b) in enumerate(zip(saved, prompt, strict=False)):
+        if a != b:
+            return i
+    return min(len(saved), len(prompt))
