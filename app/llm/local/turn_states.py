@@ -7,7 +7,8 @@ conversations: each read the whole conversation again, so the twentieth turn of 
 of the prompt and the answer) is written beside the prompt opening's (app.llm.local.
 prompt_cache, whose checks it shares: model file, context size, llama-cpp-python's version,
 exact tokens, a SHA-256 of the body). An index lists the few latest, with their tokens; a
-prompt that starts with one of them loads it and reads only the rest. A state that does not
+prompt that shares a long start with one of them (a continued conversation, or a new question
+after the same instructions and tool list) loads it and reads only the rest. A state that does not
 check out is ignored, and the prompt read as before.
 """
 
@@ -21,7 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import llama_cpp
+import numpy as np
 
+from app.llm.local.decoder import shared_prefix
 from app.llm.local.prompt_cache import PromptCache, state_key
 
 logger = logging.getLogger(__name__)
@@ -49,7 +52,7 @@ class TurnStates:
         best: list[int] = []
         shared = 0
         for tokens in self._entries():
-            common = _common(tokens, prompt)
+            common = shared_prefix(np.asarray(tokens, dtype=np.intc), prompt)
             if common > max(shared, have + MIN_GAIN):
                 best, shared = tokens, common
         if not best:
@@ -88,11 +91,3 @@ class TurnStates:
             os.replace(out.name, self.index)
         except OSError as exc:
             logger.warning("could not save the conversation state index %s: %s", self.index, exc)
-
-
-def _common(saved: Sequence[int], prompt: Sequence[int]) -> int:
-    """How many tokens the two start with alike."""
-    for i, (a, b) in enumerate(zip(saved, prompt, strict=False)):
-        if a != b:
-            return i
-    return min(len(saved), len(prompt))
