@@ -83,9 +83,9 @@ class Context:
     near: tuple[frozenset[str], ...]  # per quantity: the words beside it
     in_question: frozenset[int]  # quantities written in the question sentence
     count: int
-    unit: tuple[str, ...] = ()  # per quantity: the first word after it ("12 boxes": "box")
-    asked: tuple[bool, ...] = ()  # per quantity: a word beside it is a word of the question
-    asked_unit: str = ""  # what "how many ..." counts: "muffins" in "How many muffins are left?"
+    unit: tuple[str, ...]  # per quantity: the first word after it ("12 boxes": "box")
+    asked: tuple[bool, ...]  # per quantity: a word beside it is a word of the question
+    asked_unit: str  # what "how many ..." counts: "muffins" in "How many muffins are left?"
 
     @classmethod
     def of(cls, text: str, found: Sequence[Quantity]) -> Context:
@@ -122,17 +122,18 @@ def features(c: Candidate, ctx: Context) -> dict[str, float]:
         if index in ctx.in_question:
             f[f"inq:{role}"] = 1.0
     left_out = [i for i in range(ctx.count) if i not in c.used]
-    if ctx.asked:
-        f["used_not_asked"] = float(sum(1 for i in c.used if not ctx.asked[i]))
-        f["left_out_asked"] = float(sum(1 for i in left_out if ctx.asked[i]))
-        for index, role in c.roles:
-            f[f"asked:{ctx.asked[index]}:{role}"] = 1.0
+    f["used_not_asked"] = float(sum(1 for i in c.used if not ctx.asked[i]))
+    f["left_out_asked"] = float(sum(1 for i in left_out if ctx.asked[i]))
+    for index, role in c.roles:
+        f[f"asked:{ctx.asked[index]}:{role}"] = 1.0
     if ctx.asked_unit and ctx.asked_unit not in _STOP:
         for index, role in c.roles:
             f[f"unit_asked:{ctx.unit[index] == ctx.asked_unit}:{role}"] = 1.0
         f["left_out_unit_asked"] = float(sum(1 for i in left_out if ctx.unit[i] == ctx.asked_unit))
-    for op, left, right in _pairs(c.node, iter(c.used)):
-        if ctx.unit and ctx.unit[left] and ctx.unit[right]:
+    pairs: list[tuple[str, int, int]] = []
+    _pairs(c.node, iter(c.used), pairs)
+    for op, left, right in pairs:
+        if ctx.unit[left] and ctx.unit[right]:
             f[f"unit:{ctx.unit[left] == ctx.unit[right]}:{op}"] = 1.0
     f["left_out_in_question"] = float(sum(1 for i in left_out if i in ctx.in_question))
     f["text_order"] = 1.0 if list(c.used) == sorted(c.used) else 0.0
@@ -145,16 +146,16 @@ def features(c: Candidate, ctx: Context) -> dict[str, float]:
     return f
 
 
-def _pairs(node: Node, leaves: Iterator[int]) -> list[tuple[str, int, int]]:
-    """Each operation of two written numbers, with their quantities: whether "12 boxes" and
-    "3 boxes" share a unit says more of + and − than of × and ÷."""
+def _pairs(node: Node, leaves: Iterator[int], out: list[tuple[str, int, int]]) -> int | None:
+    """Add to ``out`` each operation of two written numbers, with their quantities (the leaves
+    come in the formula's order): whether "12 boxes" and "3 boxes" share a unit says more of
+    + and − than of × and ÷. The quantity of a leaf; None for an operation."""
     if node.op == "num":
-        return [("num", next(leaves), -1)]
-    left, right = (_pairs(arg, leaves) for arg in node.args)
-    out = [p for p in (*left, *right) if p[0] != "num"]
-    if left[0][0] == "num" and right[0][0] == "num" and len(left) == len(right) == 1:
-        out.append((node.op, left[0][1], right[0][1]))
-    return out
+        return next(leaves)
+    left, right = [_pairs(arg, leaves, out) for arg in node.args]
+    if left is not None and right is not None:
+        out.append((node.op, left, right))
+    return None
 
 
 def _unit(lowered: str, q: Quantity) -> str:

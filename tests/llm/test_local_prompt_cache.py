@@ -22,14 +22,11 @@ SYSTEM = "You are Calculon."
 QUESTION = "What is 12 times 7?"
 
 
-def fresh_process_turn(question: str = QUESTION, *, keep: bool = False) -> tuple[int, str, int]:
+def fresh_process_turn() -> tuple[int, str, int]:
     """As a new process would: load, read the opening, ask. (tokens decoded for the opening,
     what the step wrote, the prompt tokens it had to read itself)."""
-    options = LocalOptions(
-        builtin_model="smollm2-135m-instruct", n_ctx=4096, max_tokens=24, keep_conversations=keep
-    )
-    backend = LocalBackend(options)
-    request = ModelRequest(SYSTEM, (Message("user", question),), calculator_tools(), (question,))
+    backend = LocalBackend(LocalOptions(builtin_model="smollm2-135m-instruct", n_ctx=4096, max_tokens=24))
+    request = ModelRequest(SYSTEM, (Message("user", QUESTION),), calculator_tools(), (QUESTION,))
 
     async def run() -> tuple[int, str, int]:
         try:
