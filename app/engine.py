@@ -114,12 +114,14 @@ class Engine:
         user: User | None = None,
         early: EarlyStarts | None = None,
         on_demand: Collection[str] = (),
+        prepare_retrieval: bool = True,
     ) -> Engine:
         """The engine as the window and the CLI run it: Calculon mode's check when
-        ``strict`` is on, and tool retrieval kept current with the servers' tools."""
+        ``strict`` is on, and tool retrieval kept current with the servers' tools (its
+        once-per-machine table distilled in the background where ``prepare_retrieval``)."""
         from app.mcp.retrieval import ToolRetriever
 
-        retriever = ToolRetriever.from_settings(settings)
+        retriever = ToolRetriever.from_settings(settings, prepare=prepare_retrieval)
         engine = cls(
             settings,
             servers_path=servers_path,

@@ -54,8 +54,13 @@ def resources_dir() -> Path:
 
 def bundled_models_dir() -> Path | None:
     """Where a frozen build keeps the embedded default model (None from source)."""
+    return bundled_dir("models")
+
+
+def bundled_dir(name: str) -> Path | None:
+    """A folder of data a frozen build carries (the model, tool search's table); None from source."""
     frozen_root = getattr(sys, "_MEIPASS", None)
-    return Path(frozen_root) / "models" if frozen_root else None
+    return Path(frozen_root) / name if frozen_root else None
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

@@ -65,7 +65,21 @@ def _component_checks() -> list[Check]:
     prompt = paths.resources_dir() / "prompts" / "calculon.md"
     checks.append(Check("resources", prompt.is_file(), str(prompt)))
     checks.append(_model_check())
+    checks.append(_table_check())
     return checks
+
+
+def _table_check() -> Check:
+    """Tool search's distilled table: a packaged build must carry it; from source, ``make run``
+    distils it once per machine (until then questions are ranked by their words alone)."""
+    from app.mcp.retrieval.static import StaticEncoder
+
+    encoder = StaticEncoder()
+    bundled = encoder.bundled_path()
+    if bundled is not None:
+        return Check("tool search table", bundled.is_file(), f"bundled, {bundled.name}")
+    where = "in the cache" if encoder.prepared else "not distilled yet (make run does it once)"
+    return Check("tool search table", True, where)
 
 
 def _model_check() -> Check:

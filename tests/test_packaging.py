@@ -49,6 +49,7 @@ def test_frozen_self_test_starts_every_bundled_server_from_the_executable(frozen
         "calculator.divide: 0.125",
         "converter.celsius_to_fahrenheit: 212",
         "default model: SmolLM2-135M-Instruct",
+        "tool search table: bundled, static-",  # a first question does not wait for it
     ):
         assert check in run.stdout
 

@@ -290,6 +290,7 @@ async def _ask_with(
         user=user,
         early=early,
         on_demand=later,
+        prepare_retrieval=False,  # a table distilled here would outlive the answer by half a minute
     )
     try:
         saving = cli_history.AskSaving.start(args, engine)

@@ -116,6 +116,10 @@ class MiniLMEncoder:
     def loaded(self) -> bool:
         return self._loaded
 
+    @property
+    def prepared(self) -> bool:
+        return True  # its weights come with the package: loading reads them, nothing more
+
     def load(self) -> None:
         """Read tokenizer and weights (about 90 MB); later calls do nothing."""
         with self._lock:

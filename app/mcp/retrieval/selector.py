@@ -83,6 +83,7 @@ class ToolRetriever:
         encoder_kind: str = "static",
         dense: bool = True,
         cache_root: Path | None = None,
+        prepare: bool = True,
     ) -> None:
         self.threshold = threshold
         self.top_k = top_k
@@ -93,6 +94,10 @@ class ToolRetriever:
         self.encoder = (encoder or shared_encoder(encoder_kind)) if dense else None
         self.encoder_kind = encoder_kind
         self.cache_root = cache_root
+        # Whether this process does the encoder's once-per-machine work (distilling the static
+        # table, about half a minute on 2 cores) in the background: a window lives long enough
+        # to profit, a command-line answer is over first and would only lose the CPU to it.
+        self.prepare = prepare
         self.builds = 0  # indexes built or loaded: lets callers see that a refresh was skipped
         self._index: ToolIndex | None = None
         self._lock = asyncio.Lock()
@@ -102,13 +107,16 @@ class ToolRetriever:
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @classmethod
-    def from_settings(cls, settings: RetrievalSettings, *, encoder: Encoder | None = None) -> ToolRetriever:
+    def from_settings(
+        cls, settings: RetrievalSettings, *, encoder: Encoder | None = None, prepare: bool = True
+    ) -> ToolRetriever:
         return cls(
             threshold=settings.tool_threshold,
             top_k=settings.top_k,
             pinned=settings.pinned_tools,
             encoder=encoder,
             encoder_kind=settings.tool_encoder,
+            prepare=prepare,
         )
 
     def apply_settings(self, settings: RetrievalSettings) -> None:
@@ -155,6 +163,13 @@ class ToolRetriever:
             async with self._lock:
                 if generation != self._generation or (self._index and self._index.key == key):
                     return False
+                if self.encoder is not None and not self.encoder.prepared:
+                    # A question asked before the table exists is ranked by its words alone
+                    # at once: a first answer on a new machine waited 10 s for it, then got
+                    # every tool, its prompt read beside the distilling (40 s in all).
+                    self._install(await asyncio.to_thread(build_index, tools, None))
+                    if not self.prepare:
+                        return True
                 index = await asyncio.to_thread(build_index, tools, self.encoder, self.cache_root)
                 self._install(index)
                 return True

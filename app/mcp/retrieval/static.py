@@ -9,8 +9,9 @@ call and one gather instead of six transformer layers (about 15 ms for a
 On the BFCL benchmark it keeps most of what the embeddings add to BM25;
 docs/benchmarks.md has the figures for both encoders.
 
-The table (30,522 x 384) is distilled once per machine, in the background
-index build (about half a minute on two cores), and cached as float16 (23 MB).
+The table (30,522 x 384) is distilled once per machine, by ``make run`` or in the
+window's background index build (about half a minute on two cores), and cached as
+float16 (23 MB); a packaged build carries one distilled when it was built.
 """
 
 from __future__ import annotations
@@ -61,9 +62,33 @@ class StaticEncoder:
     def loaded(self) -> bool:
         return self._table is not None
 
+    @property
+    def prepared(self) -> bool:
+        return self._table is not None or any(path.exists() for path in self._tables())
+
     def table_path(self) -> Path:
-        digest = hashlib.sha256(self.model_id.encode()).hexdigest()[:16]
-        return (self.root or table_root()) / f"static-{digest}.npy"
+        """Where this machine's table is written (and read first)."""
+        return (self.root or table_root()) / self.file_name()
+
+    @classmethod
+    def file_name(cls) -> str:
+        return f"static-{hashlib.sha256(cls.model_id.encode()).hexdigest()[:16]}.npy"
+
+    def bundled_path(self) -> Path | None:
+        """The table a packaged build carries, distilled when it was built."""
+        folder = paths.bundled_dir("retrieval") if self.root is None else None
+        return folder / self.file_name() if folder is not None else None
+
+    def _tables(self) -> list[Path]:
+        return [self.table_path(), *filter(None, [self.bundled_path()])]
+
+    def _cached_table(self) -> np.ndarray | None:
+        rows = self.source.vocab_size()
+        for path in self._tables():
+            table = _read_table(path, rows)
+            if table is not None:
+                return table
+        return None
 
     def load(self) -> None:
         """Read the table, or distil and cache it (slow: run it in a worker thread)."""
@@ -71,7 +96,7 @@ class StaticEncoder:
             if self._table is not None:
                 return
             path = self.table_path()
-            table = _read_table(path, self.source.vocab_size())
+            table = self._cached_table()
             if table is None:
                 logger.info("distilling static token vectors from %s (once per machine)", MODEL_ID)
                 vectors = self.source.token_vectors(np.arange(self.source.vocab_size()))
@@ -118,7 +143,7 @@ def prepare(root: Path | None = None) -> bool:
     (MiniLM over its whole vocabulary, about 30 s on 2 cores) ran during it, beside the model's
     first reading of its prompt, and a person's very first answer took about 40 s."""
     encoder = StaticEncoder(root=root)
-    if encoder.table_path().exists():
+    if encoder.prepared:
         return False
     print("Preparing tool search, once per machine (about half a minute on 2 cores)...", flush=True)
     encoder.load()

@@ -190,3 +190,21 @@ async def test_background_build_does_not_block_the_loop(tools: list[ToolInfo]) -
     assert len(gaps) >= 5 and all(offered_everything)
     assert float(np.max(gaps)) < 0.5
     assert retriever.select("add 2 and 3", tools) is not None
+
+
+async def test_before_the_static_table_exists_a_question_is_ranked_by_its_words_at_once(
+    tools: list[ToolInfo], encoder: MiniLMEncoder, tmp_path
+) -> None:
+    # A new machine has no distilled table (half a minute of CPU); the first question used to
+    # wait 10 s for it and then get every tool. A command-line answer does not distil at all.
+    from app.mcp.retrieval.static import StaticEncoder
+
+    static = StaticEncoder(encoder, root=tmp_path / "no-table-yet")
+    retriever = ToolRetriever(threshold=4, top_k=3, encoder=static, prepare=False)
+
+    covered = await retriever.settle(tools)
+
+    assert covered
+    assert retriever.index is not None and not retriever.index.dense
+    assert "sqrt" in _names(retriever.select("square root of 2", tools))
+    assert not static.prepared and static.distilled == 0 and not static.loaded
