@@ -319,6 +319,15 @@ class AnswerCheck:
             else "",
         )
 
+    def ask_to_calculate_again(self) -> None:
+        """After a worked answer was set aside: calculate, with the readings Calculon sees."""
+        turn = self.turn
+        readings = getattr(turn.s.verifier, "readings", None)
+        read = [s.text for s in turn.sources if s.label != USER_SOURCE]
+        shown = readings(turn.user_text, read) if readings is not None else ()
+        turn.messages.append(Message("user", calculate_reask(shown)))
+        self.reading_due = True
+
     def _ask_to_calculate(self) -> bool:
         """Once a turn: an answer with no calculation behind its number is asked again, with the
         readings Calculon sees in the question; the second answer is shown as it is."""

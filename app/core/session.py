@@ -43,6 +43,7 @@ from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.offer import listed, narrowed, ranked_offer, ruled_out, standing, step_specs
 from app.core.outcome import TurnOutcome
 from app.core.records import earlier_result
+from app.core.refused_again import RefusedCalculations
 from app.core.text_calls import WRITTEN_FAILURE, WRITTEN_REASK, read_written
 from app.core.toolrun import ToolRunner
 from app.core.tools import (
@@ -61,6 +62,9 @@ logger = logging.getLogger(__name__)
 MAX_INLINE_CALLS = 24
 REASKED_STEPS = 1  # answers asked again in a turn: within this many times its limit of rounds
 INLINE_FAILURE = f"The worked answer went past {MAX_INLINE_CALLS} calculations without an answer."
+INLINE_REPEAT = (
+    "The model kept writing a calculation the calculator had refused, also after it was asked again."
+)
 
 
 @dataclasses.dataclass
@@ -169,6 +173,7 @@ class _Turn:
         self.zones_told = False
         self.worked: list[str] = []  # a worked answer's text so far, while its inline calls run
         self.inserted: list[str] = []  # how each inline result stands in that answer ("= 9")
+        self.refused = RefusedCalculations()
         self.outcome = TurnOutcome()
         self.check = AnswerCheck(self)
         self.formula: FormulaHint | None = None
@@ -246,6 +251,8 @@ class _Turn:
                     self.inserted.clear()
                 for call in calls:
                     await run_call(self, call)
+                if inline and self.refused.again(self.outcome.tool_calls[-len(calls) :]):
+                    self._set_aside_worked()
                 if self.idle_told:  # after all of the step's results, which a template keeps together
                     self.idle_told = False
                     self.messages.append(Message("user", results_reask(self.user_text)))
@@ -265,6 +272,20 @@ class _Turn:
         raise BackendError(
             f"The model did not reach an answer within {self.s.max_rounds} steps.", category="rounds"
         )
+
+    def _set_aside_worked(self) -> None:
+        """A worked answer that wrote a refused calculation again (:mod:`app.core.refused_again`)."""
+        if self.refused.set_aside:
+            raise BackendError(INLINE_REPEAT, category="rounds")
+        self.refused.set_aside = True
+        self.worked.clear()
+        self.inserted.clear()
+        self.emit(
+            ev.Notice,
+            message="The model wrote again a calculation the calculator had refused; its worked answer was "
+            "set aside and it was asked to calculate again.",
+        )
+        self.check.ask_to_calculate_again()
 
     async def _step(self, step_no: int) -> _Step:
         # Retrieval ranks the user's own words: never the app's re-ask text, whose words

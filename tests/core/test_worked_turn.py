@@ -77,6 +77,45 @@ async def test_a_worked_answer_that_never_ends_fails_with_a_sentence_not_a_hang(
     assert session.history == []  # a failed turn leaves the history as it was
 
 
+async def test_a_refused_calculation_written_again_sets_the_worked_answer_aside_and_asks_to_calculate(
+    calculator,
+):
+    # The 0.5B model wrote a malformed calculation again after each refusal until the cap of 24
+    # ended its turn. The second identical refusal sets the worked answer aside instead.
+    steps = [
+        ["So 50 ) - ( 36 ", inline("50 ) - ( 36", 1)],
+        ["= so 50 ) - ( 36 ", inline("50 ) - ( 36", 2)],
+        ["50 - 3 * 12 ", inline("50 - 3 * 12", 3)],
+        ["= 14 muffins are left. Answer: 14"],
+    ]
+    session = session_of(steps, calculator, max_rounds=2)
+
+    outcome = await turn(session, MUFFINS.replace("48", "50"))
+
+    assert not outcome.error
+    assert [c.failed for c in outcome.tool_calls] == [True, True, False]
+    assert outcome.answer == "50 - 3 * 12 = 14 muffins are left. Answer: 14"
+    notices = [e.message for e in outcome.events if isinstance(e, ev.Notice)]
+    assert any("set aside" in message for message in notices)
+    asked = session.backend.requests[2]
+    assert asked.reading_due and asked.messages[-1].role == "user"
+    assert asked.worked is None or not asked.worked.inserted  # the set-aside text is not continued
+    assert outcome.verdict in ("verified", "computed")
+
+
+async def test_a_refused_calculation_written_again_after_being_asked_ends_the_turn_with_a_sentence(
+    calculator,
+):
+    steps = [[f"{n} ) - ( 1 ", inline("48 ) - ( 1", n)] for n in range(1, 6)]
+    session = session_of(steps, calculator, max_rounds=3)
+
+    outcome = await turn(session, MUFFINS)
+
+    assert outcome.error is not None and "refused" in outcome.error
+    assert len(outcome.tool_calls) == 3  # refused, refused again and set aside, then once more: not 24
+    assert session.history == []
+
+
 async def test_a_division_with_a_remainder_stands_with_its_whole_groups_where_asked(calculator):
     asked = "A baker has 29 rolls and packs them in bags of 3. How many full bags can she fill?"
     steps = [["She fills 29 / 3 ", inline("29 / 3", 1)], [" Answer: 9 full bags"]]
