@@ -305,3 +305,44 @@ def test_a_fresh_ask_process_saves_its_turn_before_it_exits(tmp_path):
     assert "model: GPU offload: " in asked.stderr  # the estimate, from the load begun before the imports
     listed = run("history", "list", "--json")
     assert listed.returncode == 0 and "What is 12 times 7?" in listed.stdout, listed
+
+
+def test_a_conversion_asked_in_so_many_words_is_the_converters_call_not_the_models(tmp_path):
+    # Left to the built-in model, the first became convert("98.6 C", "Celsius") and "98.6 °C";
+    # the second, with no digit, was offered no converter at all.
+    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path)}
+    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
+
+    def ask(question: str) -> dict:
+        done = subprocess.run(
+            [*command, "ask", "--backend", "local", "--json", "--no-save", question],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+        )
+        assert done.returncode == 0, done
+        return json.loads(done.stdout)
+
+    fever = ask("Convert 98.6 degrees Fahrenheit to Celsius")
+    assert [(c["tool"], c["arguments"]) for c in fever["tool_calls"]] == [
+        ("convert", {"quantity": "98.6 °F", "to_unit": "°C"})
+    ]
+    assert fever["answer"] == "98.6 degrees Fahrenheit is 37 °C." and fever["verdict"] == "verified"
+    cups = ask("How many cups are in a gallon?")
+    assert [c["arguments"] for c in cups["tool_calls"]] == [{"quantity": "1 gal", "to_unit": "cup"}]
+    assert "16" in cups["answer"]
+
+
+def test_the_time_asked_in_a_named_city_is_the_clocks_call_and_its_answer(tmp_path):
+    # Left to the built-in model: no call, and "The time in Tokyo is TOKITADASADA".
+    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path)}
+    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
+    asked = [*command, "ask", "--backend", "local", "--json", "--no-save", "What time is it in Tokyo?"]
+    done = subprocess.run(asked, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done
+    body = json.loads(done.stdout)
+    (call,) = body["tool_calls"]
+    assert (call["tool"], call["arguments"]) == ("get_time", {"timezone": "Asia/Tokyo"})
+    assert body["answer"].startswith("In Tokyo it is ") and "(Asia/Tokyo, UTC+09:00)" in body["answer"]
+    assert body["verdict"] == "verified"

@@ -8,10 +8,12 @@ from fractions import Fraction
 from typing import Any
 
 from app.calculon.columns import columns_note
+from app.calculon.conversion import conversion_hint
 from app.calculon.counts import answers_by_count, count_note, gathered_counts
 from app.calculon.extremes import extremes_note
 from app.calculon.hint import formula_hint
 from app.calculon.idle import idle_reason, overused
+from app.calculon.lookup import lookup_hint
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
 from app.calculon.reading import asked_for, bracket_spans, counted_words, read
@@ -110,7 +112,7 @@ class CalculonMode(CalculonVerifier):
 
     def hint(self, asked: str, earlier: Fraction | None) -> FormulaHint | None:
         """The formula the user's words ask for, handed to the backend (see :mod:`app.calculon.hint`)."""
-        return formula_hint(without_names(asked), earlier)
+        return formula_hint(without_names(asked), earlier) or conversion_hint(asked) or lookup_hint(asked)
 
     def arithmetic(self, asked: str, earlier: str) -> UserArithmetic:
         """The user's words as the call's grammar reads them (see :class:`UserArithmetic`), with

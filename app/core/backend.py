@@ -67,6 +67,10 @@ class FormulaHint:
     # False where the user's arithmetic has no value ("134 divided by 0"): the calculator refuses
     # the call, and that refusal is the answer
     defined: bool = True
+    # a conversion or a lookup asked in so many words: the bare name of the tool that answers it
+    # and its arguments, ("convert", (("quantity", "98.6 °F"), ("to_unit", "°C"))); ``expression``
+    # is then empty
+    call: tuple[str, tuple[tuple[str, str], ...]] | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -37,6 +37,7 @@ class OfferingTurn(Protocol):
     zones_told: bool
     outcome: Any  # the turn's TurnOutcome: the calls made so far
     listed: tuple[ToolSpec, ...]  # the tools the prompt has listed so far this turn
+    formula: Any  # the calculation Calculon mode read in the user's words (FormulaHint), or None
 
     def all_sources(self) -> list[Source]: ...  # the user's words and the conversation's results
 
@@ -156,7 +157,9 @@ def standing(turn: OfferingTurn) -> Standing:
     512 tokens (3 of 47 real tasks)."""
     calculates = getattr(turn.s.verifier, "calculates", None)
     numbered = getattr(turn.s.verifier, "holds_numbers", None)
-    if calculates is None or numbered is None or numbered([s.text for s in turn.all_sources()]):
+    # "How many cups are in a gallon?" holds no digit, yet its words name a conversion
+    asked = turn.formula is not None
+    if calculates is None or numbered is None or asked or numbered([s.text for s in turn.all_sources()]):
         return lambda server, tool: server != turn.idle_server
     return lambda server, tool: server != turn.idle_server and not calculates(tool)
 

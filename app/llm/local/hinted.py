@@ -29,12 +29,28 @@ def evaluate_tool(tools: Sequence[ToolSpec]) -> ToolSpec | None:
 
 
 def hinted_call(hint: FormulaHint, tools: Sequence[ToolSpec]) -> tuple[ToolCall, str] | None:
-    """The call, and the trace's note on where it came from; None without an ``evaluate``."""
-    spec = evaluate_tool(tools)
+    """The call, and the trace's note on where it came from; None without the tool it needs."""
+    spec = _tool_of(hint, tools)
     if spec is None:
         return None
-    call = ToolCall(new_call_id(), spec.name, {"expression": hint.expression})
+    call = ToolCall(new_call_id(), spec.name, _arguments(hint))
     return call, hint_note(hint)
+
+
+def _tool_of(hint: FormulaHint, tools: Sequence[ToolSpec]) -> ToolSpec | None:
+    """The offered tool the hint's call needs: by its bare name, taking its arguments."""
+    if hint.call is None:
+        return evaluate_tool(tools)
+    name, arguments = hint.call
+    for spec in tools:
+        properties = spec.input_schema.get("properties") or {}
+        if spec.name.rsplit(".", 1)[-1] == name and {key for key, _ in arguments} <= set(properties):
+            return spec
+    return None
+
+
+def _arguments(hint: FormulaHint) -> dict[str, str]:
+    return dict(hint.call[1]) if hint.call else {"expression": hint.expression}
 
 
 def hint_note(hint: FormulaHint) -> str:
@@ -63,6 +79,11 @@ _PLAIN = re.compile(r"-?\d+(?:\.\d+)?")  # a result stated whole: "84", "-3.5"
 _INEXACT = re.compile(
     r"(?P<fraction>-?\d+/\d+) ≈ (?P<decimal>-?\d+\.\d+)(?: \(rounded to \d+ significant digits\))?"
 )
+_AMOUNT = re.compile(r"-?\d+(?:\.\d+)? \S+")  # the converter's exact answer: "37 °C", "8.04672 km"
+_INEXACT_AMOUNT = re.compile(
+    r"(?P<fraction>-?\d+/\d+) ≈ (?P<decimal>-?\d+\.\d+) (?P<unit>\S+)"
+    r"(?: \(rounded to \d+ significant digits\))?"
+)
 # what the calculator says a refusal was, without its "(at '/', character 5)": digits no one gave
 _REASON = re.compile(r"((?:division|modulo) by zero)")
 
@@ -88,7 +109,7 @@ def composed_answer(request: ModelRequest) -> str | None:
     made = [c for c in asked.tool_calls if c.id == result.tool_call_id]
     if asked.role != "assistant" or len(asked.tool_calls) != 1 or not made or made[0].inline:
         return None
-    if dict(made[0].arguments) != {"expression": hint.expression}:
+    if dict(made[0].arguments) != _arguments(hint):
         return None
     if result.is_error != (not hint.defined):
         return None  # only the refusal answers "134 ÷ 0", and a refusal answers nothing else
@@ -96,12 +117,46 @@ def composed_answer(request: ModelRequest) -> str | None:
         reason = _REASON.search(result.text)
         return f"{hint.shown} has no value{f' ({reason.group(1)})' if reason else ''}."
     value = result.text.strip()
+    if hint.call and hint.call[0] == "convert":
+        return _converted(hint.shown, value)
+    if hint.call:
+        return _looked_up(hint.shown, value)
     if _PLAIN.fullmatch(value):
         return f"{hint.shown} = {value}."
     inexact = _INEXACT.fullmatch(value)
     if inexact is None:
         return None
     return f"{hint.shown} = {inexact['fraction']} ≈ {_rounded(inexact['decimal'])}."
+
+
+def _converted(quantity: str, value: str) -> str | None:
+    """ "98.6 °F is 37 °C."; an inexact one rounded as a person writes it: "10 kg is about 22.05 lb"."""
+    plain = _AMOUNT.fullmatch(value)
+    if plain is not None:
+        return f"{quantity[:1].upper()}{quantity[1:]} is {value}."
+    inexact = _INEXACT_AMOUNT.fullmatch(value)
+    if inexact is None:
+        return None
+    about, exact = (
+        f"{_rounded(inexact['decimal'])} {inexact['unit']}",
+        f"{inexact['fraction']} {inexact['unit']}",
+    )
+    return f"{quantity[:1].upper()}{quantity[1:]} is about {about} ({exact} exactly)."
+
+
+def _looked_up(place: str, value: str) -> str | None:
+    """ "In Tokyo it is 21:06:45 on 2026-12-06 (Asia/Tokyo, UTC+09:00)." from the clock's
+    "2026-12-06T21:06:45+09:00 (Asia/Tokyo)"."""
+    stamp = _STAMP.fullmatch(value)
+    if stamp is None:
+        return None
+    return f"In {place} it is {stamp['time']} on {stamp['date']} ({stamp['zone']}, UTC{stamp['offset']})."
+
+
+_STAMP = re.compile(  # the clock's get_time: "2026-12-06T21:06:45+09:00 (Asia/Tokyo)"
+    r"(?P<date>\d{4}-\d{2}-\d{2})T(?P<time>\d{2}:\d{2}:\d{2})(?P<offset>[+-]\d{2}:\d{2})"
+    r" \((?P<zone>[\w/+-]+)\)"
+)
 
 
 def _rounded(decimal: str) -> str:
