@@ -346,3 +346,20 @@ def test_the_time_asked_in_a_named_city_is_the_clocks_call_and_its_answer(tmp_pa
     assert (call["tool"], call["arguments"]) == ("get_time", {"timezone": "Asia/Tokyo"})
     assert body["answer"].startswith("In Tokyo it is ") and "(Asia/Tokyo, UTC+09:00)" in body["answer"]
     assert body["verdict"] == "verified"
+
+
+def test_everyday_stories_are_read_as_their_words_name_them_and_answered_in_whole_groups(tmp_path):
+    # Before: "How many full bags ..." was 3 × 29 = 87, and a 15% tip on $12 came to 12.15.
+    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path)}
+    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
+
+    def ask(question: str) -> dict:
+        asked = [*command, "ask", "--backend", "local", "--json", "--no-save", question]
+        done = subprocess.run(asked, capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done
+        return json.loads(done.stdout)
+
+    bags = ask("How many full bags of 3 apples can I make from 29 apples?")
+    assert bags["answer"] == "29 ÷ 3 = 29/3 ≈ 9.667: 9 whole, 2 left over." and bags["verdict"] == "computed"
+    tip = ask("A pizza costs $12 and I tip 15%. How much do I pay in total?")
+    assert tip["answer"] == "12 + 15% = 13.8." and tip["verdict"] == "computed"

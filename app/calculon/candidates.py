@@ -133,12 +133,20 @@ def _leaf(found: Sequence[Quantity], index: int) -> Candidate:
 
 
 def _built(found: Sequence[Quantity], op: str, left: Candidate, right: Candidate) -> Iterator[Candidate]:
+    if op in "+-" and _is_percentage(left.node) != _is_percentage(right.node):
+        # "$12 and a 15% tip" is never 12 + 0.15: a share put on or taken off an amount is one
+        # of the percentage changes below ("12 + 15%", 12 × 1.15)
+        return
     value = _apply(op, left.value, right.value)
     if value is None or abs(value) > MAX_VALUE:
         return
     roles = tuple(_role(r, op, "l") for r in left.roles) + tuple(_role(r, op, "r") for r in right.roles)
     node = Node(op, (left.node, right.node))
     yield Candidate(node, value, left.used + right.used, roles, (op, *left.ops, *right.ops))
+
+
+def _is_percentage(node: Node) -> bool:
+    return node.op == "num" and node.text.endswith("/100)")
 
 
 def _role(role: tuple[int, str], op: str, side: str) -> tuple[int, str]:

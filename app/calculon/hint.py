@@ -14,6 +14,7 @@ from fractions import Fraction
 from app.calculon.candidates import written
 from app.calculon.ranker import ranked
 from app.calculon.transcript import Transcript, transcribe, with_earlier
+from app.calculon.worked import whole_groups
 from app.core.backend import FormulaHint
 
 MIN_SHARE = 0.0  # a ranked reading is offered whatever its share: it is shown as computed
@@ -42,7 +43,9 @@ def formula_hint(text: str, earlier: Fraction | None = None) -> FormulaHint | No
         return None
     first = best[0].candidate
     others = tuple((r.candidate.shown, round(r.probability, 3)) for r in best[1:])
-    return FormulaHint(first.expression, first.shown, "ranked", round(best[0].probability, 3), others)
+    share = round(best[0].probability, 3)
+    groups = whole_groups(text, first.expression)  # "how many full bags": 9 whole, 2 left over
+    return FormulaHint(first.expression, first.shown, "ranked", share, others, groups=groups)
 
 
 def _transcribed(transcript: Transcript) -> FormulaHint | None:

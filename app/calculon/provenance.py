@@ -148,7 +148,7 @@ class CalculonVerifier:
     """The :class:`~app.core.tools.AnswerVerifier` of Calculon mode."""
 
     def check(self, answer: str, sources: Sequence[str | Source]) -> CheckResult:
-        pool = SourcePool([*sources, *_implied(sources)])
+        pool = SourcePool([*sources, *_implied(sources), *_groups(sources)])
         unbacked: dict[str, None] = {}
         backing: dict[str, str] = {}
         untrusted: dict[str, str] = {}
@@ -164,6 +164,29 @@ class CalculonVerifier:
             if servers:
                 untrusted.setdefault(mention.text, servers[0])
         return CheckResult(not unbacked, tuple(unbacked), tuple(backing.items()), tuple(untrusted.items()))
+
+
+# the calculator's division of two whole numbers: 'evaluate("29 / 3")' or 'divide(29, 3)'
+_DIVISION = re.compile(r'^(?:evaluate\("\s*(\d+)\s*/\s*(\d+)\s*"\)|divide\((\d+), (\d+)\))$')
+
+
+def _groups(sources: Sequence[str | Source]) -> list[Source]:
+    """The whole groups and what is left over of a division of whole numbers the calculator made
+    ("How many full bags of 3 from 29 apples?": 9 whole, 2 left over): both follow from its
+    result exactly, as the quotient and remainder of the numbers it divided."""
+    out = []
+    for source in sources:
+        if isinstance(source, str):
+            continue
+        match = _DIVISION.match(source.label)
+        if match is None:
+            continue
+        dividend, divisor = (int(n) for n in match.groups() if n is not None)
+        if divisor and dividend % divisor:
+            whole, left = divmod(dividend, divisor)
+            label = f"{source.label}, whole and left over"
+            out.append(Source(f"{whole} whole, {left} left over", label, source.server, source.trusted))
+    return out
 
 
 def _implied(sources: Sequence[str | Source]) -> list[Source]:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from app.calculon.candidates import Candidate, Quantity, candidates, quantities
 from app.calculon.evaluate import Node
+from app.calculon.phrased import phrased_candidates
 from app.calculon.share import share_candidates
 
 WEIGHTS = Path(__file__).with_name("ranker.json")
@@ -55,8 +56,12 @@ def ranked(text: str, weights: Mapping[str, float] | None = None, top: int = 5) 
     w = weights if weights is not None else load_weights()
     context = Context.of(text, found)
     scored = sorted(((score(features(c, context), w), c) for c in pool), key=lambda sc: -sc[0])
-    share = share_candidates(text, found, [c for _, c in scored])  # "What is 20% of my pay?"
-    if share:  # the share's own order, each with its score
+    ordered = [c for _, c in scored]
+    # "What is 20% of my pay?"; "I tip 15%. How much in total?"; "How many full bags of 3 ...?"
+    share = share_candidates(text, found, ordered) or phrased_candidates(
+        text, text[_question_start(text) :], found, ordered
+    )
+    if share:  # the phrasing's own order, each with its score
         score_of = {id(c): s for s, c in scored}
         scored = [(score_of[id(c)], c) for c in share]
     top_score = max(s for s, _ in scored)

@@ -101,14 +101,19 @@ def inline_result(result: str, is_error: bool = False, asked: str = "", expressi
         shown = f"≈ {_rounded(ROUNDING_NOTE.sub('', result.split(APPROX, 1)[1]).strip())}"
     else:
         shown = f"= {' '.join(result.split())}"
-    return shown + _whole_groups(asked, expression)
+    return shown + whole_groups(asked, expression)
 
 
-_WHOLE = re.compile(r"\b(?:full|whole|complete|left ?over|remain(?:s|ing|der)?|left)\b", re.IGNORECASE)
+_WHOLE = re.compile(
+    r"\b(?:full|whole|complete|left ?over|remain(?:s|ing|der)?|left)\b"
+    r"|\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b",  # "how many boxes can she fill"
+    re.IGNORECASE,
+)
 _DIVISION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
-def _whole_groups(asked: str, expression: str) -> str:
+def whole_groups(asked: str, expression: str) -> str:
+    """ ": 9 whole, 2 left over" for ``29 / 3`` where ``asked`` wants whole groups; else ""."""
     match = _DIVISION.match(expression)
     if match is None or not _WHOLE.search(asked):
         return ""

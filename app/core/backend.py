@@ -71,6 +71,9 @@ class FormulaHint:
     # and its arguments, ("convert", (("quantity", "98.6 °F"), ("to_unit", "°C"))); ``expression``
     # is then empty
     call: tuple[str, tuple[tuple[str, str], ...]] | None = None
+    # what the answer says after the result, where the question asks whole groups of a
+    # division: ": 9 whole, 2 left over"
+    groups: str = ""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -93,5 +93,12 @@ def test_a_percentage_the_question_does_not_ask_a_share_of_is_ranked_as_before()
     off = ranked("A shirt costs 40 dollars. It is on sale for 25% off. How much does it cost now?", top=1)
     assert off[0].candidate.value == 30
     # "of" after the percentage, but the question asks what is left, not the share
-    left = ranked("Dan had 50 apples and gave away 20% of them. How many apples does he have now?", top=5)
-    assert {"pct_off", "sub_r"} <= {role for r in left for _, role in r.candidate.roles}
+    left = ranked("Dan had 50 apples and gave away 20% of them. How many apples does he have now?", top=1)
+    assert left[0].candidate.shown == "50 − 20%" and left[0].candidate.value == 40
+
+
+def test_a_percentage_is_never_added_to_or_taken_from_an_amount_as_a_bare_number():
+    # 12 + 15/100 was the ranker's reading of a 15% tip on $12: 12.15
+    pool = candidates(quantities("A pizza costs $12 and I tip 15%."))
+    assert not [c.shown for c in pool if "(15/100)" in c.shown and c.ops[0] in "+-"]
+    assert {c.shown for c in pool if c.ops[0] in ("+%", "-%")} == {"12 + 15%", "12 − 15%"}

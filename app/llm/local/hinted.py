@@ -122,11 +122,11 @@ def composed_answer(request: ModelRequest) -> str | None:
     if hint.call:
         return _looked_up(hint.shown, value)
     if _PLAIN.fullmatch(value):
-        return f"{hint.shown} = {value}."
+        return f"{hint.shown} = {value}{hint.groups}."
     inexact = _INEXACT.fullmatch(value)
     if inexact is None:
         return None
-    return f"{hint.shown} = {inexact['fraction']} ≈ {_rounded(inexact['decimal'])}."
+    return f"{hint.shown} = {inexact['fraction']} ≈ {_rounded(inexact['decimal'])}{hint.groups}."
 
 
 def _converted(quantity: str, value: str) -> str | None:

@@ -1,0 +1,75 @@
+"""Everyday phrasings whose operation the story's own words name, where the ranker's corpora say
+little: a percentage put on or taken off an amount, and whole groups made of a total.
+
+"A pizza costs $12 and I tip 15%. How much do I pay in total?" was ranked 12 − 15% (MAWPS holds
+few percentages, and more of them are discounts); "How many full bags of 3 apples can I make
+from 29 apples?" 3 × 29. Each rule here holds only where the words leave one reading, and then
+narrows the candidates to it, best first in the ranker's own order. What it narrows to is still
+a reading, shown as computed with its numbers labelled, never verified.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.calculon.candidates import Candidate, Quantity
+
+# "My rent is 30% of my pay. How much is left?": a share of it gone
+_OF_LEFT = re.compile(r"%\s+of\b.*\b(?:left|remain\w*)\b")
+_ON = re.compile(
+    r"\b(?:tip|tips|tipped|tax|taxes|markup|raise|raised|increase|increased|increases|grew|grow|grows"
+    r"|rise|rose|risen|interest|surcharge|added|higher)\b"
+)
+_OFF = re.compile(
+    r"\b(?:off|discount|discounted|sale|reduced|reduce|reduction|decrease|decreased|decreases|fell|fall"
+    r"|falls|drop|dropped|lower|cheaper|lost|lose|less|spent|spend|spends|away|gave|sold|used|ate)\b"
+)
+# what a question asks when it wants the amount after the change, not the change itself
+_AFTER = re.compile(
+    r"\b(?:in total|total|in all|altogether|now|new|final|after|left|remain\w*|end up|all together)\b"
+)
+_WHOLE = re.compile(
+    r"\bhow many (?:full|whole|complete)\b|\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b"
+)
+
+
+def phrased_candidates(
+    text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
+) -> list[Candidate]:
+    """The candidates the story's phrasing leaves, in ``pool``'s order; [] where no rule holds."""
+    return _changed(text, question, found, pool) or _grouped(question, found, pool)
+
+
+def _changed(
+    text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
+) -> list[Candidate]:
+    """One percentage, a word beside it (or in the question) that says on or off, and a question
+    that asks the amount after: that change of one other amount."""
+    shares = [i for i, q in enumerate(found) if q.text.endswith("/100)")]
+    if len(shares) != 1 or not _AFTER.search(question.lower()):
+        return []
+    share = shares[0]
+    said = f"{_clause(text, found[share])} {question}".lower()
+    on, off = bool(_ON.search(said)), bool(_OFF.search(said) or _OF_LEFT.search(said))
+    if on == off:
+        return []  # neither, or both: the words leave more than one reading
+    role = "pct_on" if on else "pct_off"
+    return [c for c in pool if len(c.used) == 2 and (share, role) in c.roles]
+
+
+def _grouped(question: str, found: Sequence[Quantity], pool: Sequence[Candidate]) -> list[Candidate]:
+    """ "How many full bags ...", "how many boxes can she fill": the larger of two whole numbers
+    divided by the smaller (what is left over is the answer's to say, app.calculon.worked)."""
+    if len(found) != 2 or not _WHOLE.search(question.lower()):
+        return []
+    if any(q.value.denominator != 1 or q.value <= 0 for q in found):
+        return []
+    total = max(range(2), key=lambda i: found[i].value)
+    return [c for c in pool if c.ops == ("/",) and c.used == (total, 1 - total)]
+
+
+def _clause(text: str, quantity: Quantity) -> str:
+    start = max(text.rfind(mark, 0, quantity.start) for mark in (".", "?", "!", ",", ";")) + 1
+    ends = [i for i in (text.find(m, quantity.end) for m in (".", "?", "!", ",", ";")) if i >= 0]
+    return text[start : min(ends, default=len(text))]

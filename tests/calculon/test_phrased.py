@@ -1,0 +1,43 @@
+"""Everyday phrasings whose operation the story's words name (app.calculon.phrased).
+
+Written here, in everyday words; none is from a corpus the ranker is checked on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.calculon.provenance import CalculonVerifier
+from app.calculon.ranker import ranked
+from app.core.tools import Source
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        ("A pizza costs $12 and I tip 15%. How much do I pay in total?", "12 + 15%", 13.8),
+        ("A shirt costs $40. It is on sale for 25% off. How much does it cost now?", "40 − 25%", 30),
+        ("I earn 5000 dollars. My rent is 30% of my pay. How much is left?", "5000 − 30%", 3500),
+        (
+            "A town had 2000 people. The population grew by 10%. How many people live there now?",
+            "2000 + 10%",
+            2200,
+        ),
+        ("How many full bags of 3 apples can I make from 29 apples?", "29 ÷ 3", 29 / 3),
+        ("A baker has 50 cookies. How many boxes can she fill with 6 cookies each?", "50 ÷ 6", 50 / 6),
+    ],
+)
+def test_a_phrasing_that_names_its_operation_is_read_as_it_names_it(story, formula, value):
+    best = ranked(story)[0].candidate
+    assert best.shown == formula and float(best.value) == pytest.approx(value)
+
+
+def test_a_question_that_asks_the_change_itself_is_not_read_as_the_amount_after_it():
+    assert ranked("A meal costs $80. How much is a 15% tip?")[0].candidate.shown == "80 × (15/100)"
+
+
+def test_whole_groups_and_what_is_left_over_are_backed_by_the_calculators_division():
+    division = Source("29/3 ≈ 9.666666666666666666666666667", 'evaluate("29 / 3")', "calculator")
+    verifier = CalculonVerifier()
+    assert verifier.check("29 ÷ 3 ≈ 9.667: 9 whole, 2 left over.", [division]).verified
+    assert verifier.check("29 ÷ 3 ≈ 9.667: 8 whole, 5 left over.", [division]).unbacked == ("8", "5")
