@@ -26,7 +26,7 @@ from app.calculon.formula import labelled_formula, result_values
 from app.calculon.provenance import SourcePool, answer_mentions
 from app.calculon.ranker import ranked
 from app.calculon.transcript import Transcript, names_an_operation, transcribe
-from app.core.calculator_text import is_exact
+from app.core.calculator_text import is_exact, without_note
 from app.core.named import without_names, without_quoted_words
 from app.core.numbers import Mention, find_numbers
 from app.core.records import CallRecord
@@ -67,7 +67,7 @@ def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
         if transcript is not None or asks_to_calculate(facts.asked):
             return Verdict("not_calculated", formula=formula, basis=_why_computed(transcript, answer, facts))
         return Verdict("unchecked", basis=_nothing_checked(facts))
-    if not from_tools:
+    if not from_tools and not _states_a_result(answer, facts):
         if transcript is None and not asks_to_calculate(facts.asked):
             return Verdict(
                 "unchecked", basis="The answer's numbers are your own; no tool was asked anything."
@@ -188,6 +188,16 @@ def _established(transcript: Transcript, answer: str, facts: TurnFacts) -> Verdi
         ),
         value=transcript.value,
     )
+
+
+def _states_a_result(answer: str, facts: TurnFacts) -> bool:
+    """The answer states a value a calculation of this turn returned, also where the user wrote
+    that number too: "10 − 5 = 5." after evaluate("10 - 5") gave 5 was "not calculated", its 5
+    backed by the question's own 5 alone."""
+    calculated = [c for c in facts.calls if not c.failed and _arithmetic(c)]
+    # the values a result states, not the parts of a fraction it writes (the 7 of "65/7")
+    computed = {r.value for c in calculated for m in find_numbers(without_note(c.result)) for r in m.readings}
+    return any(r.value in computed for m in _mentions(answer) for r in m.readings)
 
 
 def _mentions(answer: str) -> list[Mention]:

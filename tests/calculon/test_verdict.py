@@ -67,6 +67,14 @@ def test_an_answer_that_restates_the_input_of_a_conversion_is_not_verified():
     assert verdict(asked, calls, "It is 37 °C.").kind == "verified"
 
 
+def test_a_result_the_calculator_returned_is_computed_also_where_the_question_wrote_that_number():
+    # "10 − 5 = 5." after evaluate("10 - 5") gave 5 was "not calculated: only repeats your question"
+    asked = "Sam had 10 pens. He bought 5 more and then lost 5. How many pens does he have?"
+    calls = [call("evaluate", {"expression": "10 - 5"}, "5")]
+    assert verdict(asked, calls, "10 − 5 = 5.").kind == "computed"
+    assert verdict(asked, [], "He has 5 pens.").kind == "not_calculated"  # nothing computed it
+
+
 def test_a_follow_up_on_a_verified_result_is_verified_and_on_an_unknown_one_computed():
     calls = [call("add", {"a": 84, "b": 16}, "100")]
     assert verdict("Now add 16 to that.", calls, "100", earlier=Fraction(84)).kind == "verified"
