@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 
@@ -10,7 +11,7 @@ from app.core.backend import FormulaHint, ModelRequest, StepDone, TextChunk, Too
 from app.core.messages import Message, ToolCall
 from app.llm.local.backend import LocalBackend
 from app.llm.local.catalog import SMOLLM2, packaged_file
-from app.llm.local.hinted import composed_answer
+from app.llm.local.hinted import composed_answer, composed_note, hint_note
 from app.llm.local.options import LocalOptions
 from tests.llm.local_fixtures import calculator_tools, collect
 
@@ -133,3 +134,39 @@ def test_a_worked_answers_inline_call_is_never_answered_for_the_model():
     result = Message("tool", "5", tool_call_id="c1", tool_name="evaluate")
     worked = (Message("user", STORY), Message("assistant", "Sam has 9 - 4 ", (inline,)), result)
     assert composed_answer(ModelRequest("", worked, TOOLS, (STORY, "5"), RANKED)) is None
+
+
+FEVER = "Convert 98.6 degrees Fahrenheit to Celsius"
+CONVERTED = FormulaHint(
+    "",
+    "98.6 degrees Fahrenheit",
+    "transcription",
+    call=("convert", (("quantity", "98.6 °F"), ("to_unit", "°C"))),
+)
+
+
+def test_a_transcribed_conversion_is_named_by_its_call_and_answered_from_the_converters_result():
+    assert hint_note(CONVERTED) == (
+        'The call convert("98.6 °F", "°C") was transcribed from your words, not written by the model.'
+    )
+    assert composed_note(CONVERTED) == "The answer was written from convert's result, not the model."
+    call = ToolCall("c1", "convert", {"quantity": "98.6 °F", "to_unit": "°C"})
+    history = (
+        Message("user", FEVER),
+        Message("assistant", "", (call,)),
+        Message("tool", "37 °C", tool_call_id="c1", tool_name="convert"),
+    )
+    request = ModelRequest("", history, TOOLS, (FEVER, "37 °C"), CONVERTED)
+    assert composed_answer(request) == "98.6 degrees Fahrenheit is 37 °C."
+    inexact = "1000000000/45359237 ≈ 22.04622621848775807229738013 lb (rounded to 28 significant digits)"
+    pounds = dataclasses.replace(
+        CONVERTED, shown="10 kg", call=("convert", (("quantity", "10 kg"), ("to_unit", "lb")))
+    )
+    call = ToolCall("c1", "convert", {"quantity": "10 kg", "to_unit": "lb"})
+    history = (
+        history[0],
+        Message("assistant", "", (call,)),
+        Message("tool", inexact, tool_call_id="c1", tool_name="convert"),
+    )
+    answer = composed_answer(ModelRequest("", history, TOOLS, (FEVER, inexact), pounds))
+    assert answer == "10 kg is about 22.05 lb (1000000000/45359237 lb exactly)."

@@ -54,6 +54,10 @@ def _arguments(hint: FormulaHint) -> dict[str, str]:
 
 
 def hint_note(hint: FormulaHint) -> str:
+    if hint.call:  # "(Tokyo)" says less than the call: get_time("Asia/Tokyo")
+        name, arguments = hint.call
+        written = ", ".join(f'"{value}"' for _, value in arguments)
+        return f"The call {name}({written}) was transcribed from your words, not written by the model."
     if hint.source == "transcription":
         return f"The call was transcribed from your words ({hint.shown}), not written by the model."
     others = "; ".join(f"{shown} {share:.0%}" for shown, share in hint.alternatives)
@@ -70,6 +74,8 @@ READING_NOTE = "The answer was written from the story's reading and the calculat
 
 
 def composed_note(hint: FormulaHint | None) -> str:
+    if hint is not None and hint.call:  # the converter's or the clock's result: no formula, no calculator
+        return f"The answer was written from {hint.call[0]}'s result, not the model."
     return READING_NOTE if hint is not None and hint.source != "transcription" else COMPOSED_NOTE
 
 
