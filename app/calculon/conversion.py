@@ -62,7 +62,7 @@ def conversion_hint(text: str) -> FormulaHint | None:
         # never wrote would stand unbacked in it
         shown = _NAMES.sub(lambda m: m[0].capitalize(), f"{match['amount']} {match['source']}")
         arguments = (("quantity", quantity), ("to_unit", target.symbol))
-        return FormulaHint("", shown, "transcription", call=("convert", arguments))
+        return FormulaHint("", shown, "transcription", call=(("convert",), arguments))
     return None
 
 

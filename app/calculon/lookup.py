@@ -30,4 +30,6 @@ def lookup_hint(text: str) -> FormulaHint | None:
     if len(zones) != 1 or len(match["place"].split()) > 3:
         return None
     place = " ".join(word.capitalize() for word in match["place"].split())
-    return FormulaHint("", place, "transcription", call=("get_time", (("timezone", zones[0]),)))
+    # the bundled clock's tool, or the reference time server's (mcp-server-time)
+    clocks = ("get_time", "get_current_time")
+    return FormulaHint("", place, "transcription", call=(clocks, (("timezone", zones[0]),)))

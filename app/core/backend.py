@@ -67,10 +67,10 @@ class FormulaHint:
     # False where the user's arithmetic has no value ("134 divided by 0"): the calculator refuses
     # the call, and that refusal is the answer
     defined: bool = True
-    # a conversion or a lookup asked in so many words: the bare name of the tool that answers it
-    # and its arguments, ("convert", (("quantity", "98.6 °F"), ("to_unit", "°C"))); ``expression``
-    # is then empty
-    call: tuple[str, tuple[tuple[str, str], ...]] | None = None
+    # a conversion or a lookup asked in so many words: the bare names of the tools that answer it,
+    # the first offered one called, and its arguments: (("convert",), (("quantity", "98.6 °F"),
+    # ("to_unit", "°C"))); ``expression`` is then empty
+    call: tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None = None
     # what the answer says after the result, where the question asks whole groups of a
     # division: ": 9 whole, 2 left over"
     groups: str = ""

@@ -21,7 +21,7 @@ from app.calculon.conversion import conversion_hint
 def test_one_amount_and_two_units_of_a_kind_are_the_converters_arguments(asked, arguments, shown):
     hint = conversion_hint(asked)
     assert hint is not None and hint.source == "transcription"
-    assert hint.call == ("convert", (("quantity", arguments[0]), ("to_unit", arguments[1])))
+    assert hint.call == (("convert",), (("quantity", arguments[0]), ("to_unit", arguments[1])))
     assert hint.shown == shown
 
 

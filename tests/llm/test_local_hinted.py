@@ -8,10 +8,10 @@ import dataclasses
 import pytest
 
 from app.core.backend import FormulaHint, ModelRequest, StepDone, TextChunk, ToolCallChunk
-from app.core.messages import Message, ToolCall
+from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.backend import LocalBackend
 from app.llm.local.catalog import SMOLLM2, packaged_file
-from app.llm.local.hinted import composed_answer, composed_note, hint_note
+from app.llm.local.hinted import composed_answer, composed_note, hint_note, hinted_call
 from app.llm.local.options import LocalOptions
 from tests.llm.local_fixtures import calculator_tools, collect
 
@@ -141,7 +141,7 @@ CONVERTED = FormulaHint(
     "",
     "98.6 degrees Fahrenheit",
     "transcription",
-    call=("convert", (("quantity", "98.6 °F"), ("to_unit", "°C"))),
+    call=(("convert",), (("quantity", "98.6 °F"), ("to_unit", "°C"))),
 )
 
 
@@ -160,7 +160,7 @@ def test_a_transcribed_conversion_is_named_by_its_call_and_answered_from_the_con
     assert composed_answer(request) == "98.6 degrees Fahrenheit is 37 °C."
     inexact = "1000000000/45359237 ≈ 22.04622621848775807229738013 lb (rounded to 28 significant digits)"
     pounds = dataclasses.replace(
-        CONVERTED, shown="10 kg", call=("convert", (("quantity", "10 kg"), ("to_unit", "lb")))
+        CONVERTED, shown="10 kg", call=(("convert",), (("quantity", "10 kg"), ("to_unit", "lb")))
     )
     call = ToolCall("c1", "convert", {"quantity": "10 kg", "to_unit": "lb"})
     history = (
@@ -170,3 +170,17 @@ def test_a_transcribed_conversion_is_named_by_its_call_and_answered_from_the_con
     )
     answer = composed_answer(ModelRequest("", history, TOOLS, (FEVER, inexact), pounds))
     assert answer == "10 kg is about 22.05 lb (1000000000/45359237 lb exactly)."
+
+
+def test_the_time_in_a_named_city_calls_whichever_clock_is_offered():
+    asked = FormulaHint(
+        "", "Tokyo", "transcription", call=(("get_time", "get_current_time"), (("timezone", "Asia/Tokyo"),))
+    )
+    schema = {"type": "object", "properties": {"timezone": {"type": "string"}}, "required": ["timezone"]}
+    # the shape of the reference time server's tool (mcp-server-time), as a plain spec
+    reference = ToolSpec("time.get_current_time", "Get current time in a specific timezone", schema, "time")
+    made = hinted_call(asked, (*TOOLS, reference))
+    assert made is not None and made[0].name == "time.get_current_time"
+    assert dict(made[0].arguments) == {"timezone": "Asia/Tokyo"}
+    assert made[1].startswith('The call get_current_time("Asia/Tokyo") was transcribed from your words')
+    assert hinted_call(asked, TOOLS) is None  # no clock offered: the model answers as before

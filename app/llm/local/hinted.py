@@ -34,17 +34,17 @@ def hinted_call(hint: FormulaHint, tools: Sequence[ToolSpec]) -> tuple[ToolCall,
     if spec is None:
         return None
     call = ToolCall(new_call_id(), spec.name, _arguments(hint))
-    return call, hint_note(hint)
+    return call, hint_note(hint, spec.name)
 
 
 def _tool_of(hint: FormulaHint, tools: Sequence[ToolSpec]) -> ToolSpec | None:
     """The offered tool the hint's call needs: by its bare name, taking its arguments."""
     if hint.call is None:
         return evaluate_tool(tools)
-    name, arguments = hint.call
+    names, arguments = hint.call
     for spec in tools:
         properties = spec.input_schema.get("properties") or {}
-        if spec.name.rsplit(".", 1)[-1] == name and {key for key, _ in arguments} <= set(properties):
+        if spec.name.rsplit(".", 1)[-1] in names and {key for key, _ in arguments} <= set(properties):
             return spec
     return None
 
@@ -53,10 +53,10 @@ def _arguments(hint: FormulaHint) -> dict[str, str]:
     return dict(hint.call[1]) if hint.call else {"expression": hint.expression}
 
 
-def hint_note(hint: FormulaHint) -> str:
+def hint_note(hint: FormulaHint, tool: str = "") -> str:
     if hint.call:  # "(Tokyo)" says less than the call: get_time("Asia/Tokyo")
-        name, arguments = hint.call
-        written = ", ".join(f'"{value}"' for _, value in arguments)
+        written = ", ".join(f'"{value}"' for _, value in hint.call[1])
+        name = tool.rsplit(".", 1)[-1] or hint.call[0][0]
         return f"The call {name}({written}) was transcribed from your words, not written by the model."
     if hint.source == "transcription":
         return f"The call was transcribed from your words ({hint.shown}), not written by the model."
@@ -75,7 +75,7 @@ READING_NOTE = "The answer was written from the story's reading and the calculat
 
 def composed_note(hint: FormulaHint | None) -> str:
     if hint is not None and hint.call:  # the converter's or the clock's result: no formula, no calculator
-        return f"The answer was written from {hint.call[0]}'s result, not the model."
+        return f"The answer was written from {hint.call[0][0]}'s result, not the model."
     return READING_NOTE if hint is not None and hint.source != "transcription" else COMPOSED_NOTE
 
 
@@ -123,7 +123,7 @@ def composed_answer(request: ModelRequest) -> str | None:
         reason = _REASON.search(result.text)
         return f"{hint.shown} has no value{f' ({reason.group(1)})' if reason else ''}."
     value = result.text.strip()
-    if hint.call and hint.call[0] == "convert":
+    if hint.call and "convert" in hint.call[0]:
         return _converted(hint.shown, value)
     if hint.call:
         return _looked_up(hint.shown, value)
