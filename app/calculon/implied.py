@@ -8,8 +8,11 @@ purpose: each entry is a fact of the language or of the calendar, never a guess 
 
 from __future__ import annotations
 
+import itertools
 import re
 from fractions import Fraction
+
+from app.core.numbers import find_numbers
 
 # word (as a regular expression) -> the numbers it names, and how a formula labels each
 _IMPLIED: tuple[tuple[str, tuple[tuple[Fraction, str], ...]], ...] = (
@@ -57,7 +60,29 @@ def implied_numbers(text: str) -> list[tuple[Fraction, str]]:
         if pattern.search(text):
             for value, label in numbers:
                 found.setdefault(value, label)
+    if _AVERAGE.search(text):  # "the average of 5 km, 7 km, 6 km and 10 km" is their sum over 4
+        for count in _list_lengths(text):
+            found.setdefault(Fraction(count), "how many numbers the average is of")
     return list(found.items())
+
+
+_AVERAGE = re.compile(r"\b(?:average|mean)\b", re.IGNORECASE)
+# what stands between two numbers of a list: ", ", " and ", a unit before it ("5 km, 7 km")
+LISTED = re.compile(r"\s*(?:[a-z]+\s*)?(?:,\s*and|,|and)\s*[$€£]?", re.IGNORECASE)
+
+
+def _list_lengths(text: str) -> list[int]:
+    """How many numbers each list of two or more holds: "12, 15 and 18" holds 3."""
+    mentions = [m for m in find_numbers(text) if not m.exempt]
+    lengths, run = [], 1
+    for before, after in itertools.pairwise(mentions):
+        if LISTED.fullmatch(text[before.end : after.start]):
+            run += 1
+            continue
+        lengths.append(run)
+        run = 1
+    lengths.append(run)
+    return [n for n in lengths if n >= 2 and mentions]
 
 
 def implied_text(text: str) -> str:

@@ -1,5 +1,6 @@
 """Everyday phrasings whose operation the story's own words name, where the ranker's corpora say
-little: a percentage put on or taken off an amount, and whole groups made of a total.
+little: the average of a list, a percentage put on or taken off an amount, and whole groups made
+of a total.
 
 "A pizza costs $12 and I tip 15%. How much do I pay in total?" was ranked 12 − 15% (MAWPS holds
 few percentages, and more of them are discounts); "How many full bags of 3 apples can I make
@@ -12,8 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from fractions import Fraction
 
 from app.calculon.candidates import Candidate, Quantity
+from app.calculon.evaluate import Node
+from app.calculon.implied import LISTED
 
 # "My rent is 30% of my pay. How much is left?": a share of it gone
 _OF_LEFT = re.compile(r"%\s+of\b.*\b(?:left|remain\w*)\b")
@@ -34,11 +38,46 @@ _WHOLE = re.compile(
 )
 
 
+_AVERAGE = re.compile(r"\b(?:average|mean)\b")
+
+
 def phrased_candidates(
     text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
 ) -> list[Candidate]:
     """The candidates the story's phrasing leaves, in ``pool``'s order; [] where no rule holds."""
+    averaged = _averaged(text, question, found)
+    if averaged is not None:
+        return [averaged]
     return _changed(text, question, found, pool) or _grouped(question, found, pool)
+
+
+def _averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Tom scored 12, 15 and 18 points in three games. What was his average score?": the sum of
+    the one list of numbers the story gives, divided by how many it holds (a formula of four
+    numbers, out of the candidates' reach: they read (15 + 18) ÷ 3)."""
+    if not _AVERAGE.search(question.lower()):
+        return None
+    runs: list[list[int]] = [[0]] if found else []
+    for i in range(1, len(found)):
+        if LISTED.fullmatch(text[found[i - 1].end : found[i].start]):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    lists = [run for run in runs if len(run) >= 2]
+    if len(lists) != 1:
+        return None
+    listed = lists[0]
+    count = len(listed)
+    # the count, where the story writes it ("in three games"), is its own number; else a constant
+    said = [i for i in range(len(found)) if i not in listed and found[i].value == count]
+    total = Node("num", value=found[listed[0]].value, text=found[listed[0]].text)
+    for i in listed[1:]:
+        total = Node("+", (total, Node("num", value=found[i].value, text=found[i].text)))
+    divisor = Node("num", value=Fraction(count), text=str(count))
+    used = (*listed, *said[:1])
+    roles = tuple((i, "add") for i in listed) + tuple((i, "div_r") for i in said[:1])
+    value = sum((found[i].value for i in listed), Fraction(0)) / count
+    return Candidate(Node("/", (total, divisor)), value, used, roles, ("/", *["+"] * (count - 1)))
 
 
 def _changed(

@@ -63,7 +63,8 @@ def ranked(text: str, weights: Mapping[str, float] | None = None, top: int = 5) 
     )
     if share:  # the phrasing's own order, each with its score
         score_of = {id(c): s for s, c in scored}
-        scored = [(score_of[id(c)], c) for c in share]
+        best = scored[0][0]  # a formula the candidates cannot write (an average of four) ranks first
+        scored = [(score_of.get(id(c), best), c) for c in share]
     top_score = max(s for s, _ in scored)
     exps = [math.exp(s - top_score) for s, _ in scored]
     total = sum(exps)

@@ -9,7 +9,7 @@ import pytest
 
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
-from app.core.tools import Source
+from app.core.tools import USER_SOURCE, Source
 
 
 @pytest.mark.parametrize(
@@ -25,6 +25,17 @@ from app.core.tools import Source
         ),
         ("How many full bags of 3 apples can I make from 29 apples?", "29 ÷ 3", 29 / 3),
         ("A baker has 50 cookies. How many boxes can she fill with 6 cookies each?", "50 ÷ 6", 50 / 6),
+        # four numbers: out of the candidates' reach, which read (15 + 18) ÷ 3
+        (
+            "Tom scored 12, 15 and 18 points in three games. What was his average score?",
+            "(12 + 15 + 18) ÷ 3",
+            15,
+        ),
+        (
+            "A runner ran 5 km, 7 km, 6 km and 10 km this week. What is the mean distance?",
+            "(5 + 7 + 6 + 10) ÷ 4",
+            7,
+        ),
     ],
 )
 def test_a_phrasing_that_names_its_operation_is_read_as_it_names_it(story, formula, value):
@@ -41,3 +52,14 @@ def test_whole_groups_and_what_is_left_over_are_backed_by_the_calculators_divisi
     verifier = CalculonVerifier()
     assert verifier.check("29 ÷ 3 ≈ 9.667: 9 whole, 2 left over.", [division]).verified
     assert verifier.check("29 ÷ 3 ≈ 9.667: 8 whole, 5 left over.", [division]).unbacked == ("8", "5")
+
+
+def test_the_count_of_an_averaged_list_is_backed_by_the_list_the_user_wrote():
+    asked = "A runner ran 5 km, 7 km, 6 km and 10 km this week. What is the mean distance?"
+    mean = Source("7", 'evaluate("(5 + 7 + 6 + 10) / 4")', "calculator")
+    verifier = CalculonVerifier()
+    assert verifier.check("(5 + 7 + 6 + 10) ÷ 4 = 7.", [Source(asked, USER_SOURCE), mean]).verified
+    asked_sum = "A runner ran 5 km, 7 km, 6 km and 10 km this week. How far in all?"
+    assert verifier.check("(5 + 7 + 6 + 10) ÷ 4 = 7.", [Source(asked_sum, USER_SOURCE), mean]).unbacked == (
+        "4",
+    )
