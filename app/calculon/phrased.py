@@ -1,6 +1,6 @@
 """Everyday phrasings whose operation the story's own words name, where the ranker's corpora say
-little: the average of a list, a percentage put on or taken off an amount, and whole groups made
-of a total.
+little: the average of a list, an amount a period over a longer one, a percentage put on or taken
+off an amount, and whole groups made of a total.
 
 "A pizza costs $12 and I tip 15%. How much do I pay in total?" was ranked 12 − 15% (MAWPS holds
 few percentages, and more of them are discounts); "How many full bags of 3 apples can I make
@@ -41,14 +41,51 @@ _WHOLE = re.compile(
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 
 
+# how many of the first period the second holds, where the calendar fixes it: no month in days,
+# and no hours in a day ("$15 an hour, how much in a day" means a working day)
+_PERIODS = {
+    ("minute", "hour"): 60,
+    ("day", "week"): 7,
+    ("day", "year"): 365,
+    ("week", "year"): 52,
+    ("month", "year"): 12,
+}
+_ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year"}
+_RATE = re.compile(
+    r"\b(?:a|an|per|each|every)\s+(minute|hour|day|week|month|year)\b|\b(hourly|daily|weekly|monthly)\b"
+)
+_OVER = re.compile(
+    r"\b(?:in|per|a|an|each|every|for)\s+(?:one\s+|a\s+|whole\s+)?(hour|day|week|year)\b|\b(daily|weekly|yearly|annually)\b"
+)
+
+
 def phrased_candidates(
     text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
 ) -> list[Candidate]:
     """The candidates the story's phrasing leaves, in ``pool``'s order; [] where no rule holds."""
-    averaged = _averaged(text, question, found)
-    if averaged is not None:
-        return [averaged]
+    made = _averaged(text, question, found) or _over_a_period(text, question, found)
+    if made is not None:
+        return [made]
     return _changed(text, question, found, pool) or _grouped(question, found, pool)
+
+
+def _over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "My phone bill is $40 a month. How much do I pay in a year?": one amount a period, asked over
+    a longer one the calendar fixes, is that amount times how many of the first the second holds
+    (12, the months in a year, backed by the question's "year": :mod:`app.calculon.implied`)."""
+    if len(found) != 1:
+        return None
+    rate, over = _RATE.search(_clause(text, found[0]).lower()), _OVER.search(question.lower())
+    if rate is None or over is None:
+        return None
+    first = rate[1] or _ADVERBS[rate[2]]
+    second = over[1] or {"annually": "year", **_ADVERBS}[over[2]]
+    factor = _PERIODS.get((first, second))
+    if factor is None:
+        return None
+    amount = Node("num", value=found[0].value, text=found[0].text)
+    node = Node("*", (amount, Node("num", value=Fraction(factor), text=str(factor))))
+    return Candidate(node, found[0].value * factor, (0,), ((0, "mul"),), ("*",))
 
 
 def _averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:

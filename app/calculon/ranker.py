@@ -51,8 +51,9 @@ def ranked(text: str, weights: Mapping[str, float] | None = None, top: int = 5) 
     """The story's best candidate formulas, most likely first; [] when it has none."""
     found = quantities(text)
     pool = candidates(found)
-    if not pool:
-        return []
+    if not pool:  # one number: only a phrasing that names the other ("$40 a month ... in a year")
+        alone = phrased_candidates(text, text[_question_start(text) :], found, [])
+        return [Ranked(c, 1.0) for c in alone[:top]]
     w = weights if weights is not None else load_weights()
     context = Context.of(text, found)
     scored = sorted(((score(features(c, context), w), c) for c in pool), key=lambda sc: -sc[0])

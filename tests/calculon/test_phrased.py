@@ -36,6 +36,9 @@ from app.core.tools import USER_SOURCE, Source
             "(5 + 7 + 6 + 10) ÷ 4",
             7,
         ),
+        # one number: no candidate formula at all before, and the model answered alone
+        ("My phone bill is $40 a month. How much do I pay in a year?", "40 × 12", 480),
+        ("Sara saves $5 a day. How much does she save in a week?", "5 × 7", 35),
     ],
 )
 def test_a_phrasing_that_names_its_operation_is_read_as_it_names_it(story, formula, value):
@@ -63,3 +66,9 @@ def test_the_count_of_an_averaged_list_is_backed_by_the_list_the_user_wrote():
     assert verifier.check("(5 + 7 + 6 + 10) ÷ 4 = 7.", [Source(asked_sum, USER_SOURCE), mean]).unbacked == (
         "4",
     )
+
+
+def test_a_period_the_calendar_does_not_fix_is_left_to_the_model():
+    assert ranked("I earn $15 an hour. How much do I earn in a day?") == []  # a working day?
+    assert ranked("I walk 3 miles a day. How far do I walk in a month?") == []  # 28 to 31 days
+    assert ranked("I have 40 apples. How many do I have in a year?") == []
