@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from app.core.calculator_text import APPROX, call_formula, without_note
+from app.core.calculator_text import APPROX, call_formula, rounded, without_note
 from app.core.numbers import Mention, find_numbers
 from app.core.records import CallRecord
 
@@ -52,7 +52,8 @@ def _result_text(result: str) -> str:
     if not mentions:
         return " ".join(result.split())[:40]
     if len(mentions) > 1 and APPROX in result[mentions[0].end : mentions[1].start]:
-        return mentions[1].text  # "811/23 ≈ 35.26…": the rounded value is what a person reads
+        # "811/23 ≈ 35.26": the rounded value is what a person reads, not its 28 digits
+        return f"{mentions[0].text} ≈ {rounded(mentions[1].text)}"
     head = result[: mentions[0].end].strip()
     return head if len(head) <= 40 else mentions[0].text
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 APPROX = "≈"
@@ -18,6 +19,14 @@ ROUNDING_NOTE = re.compile(r"\(rounded to [0-9]+ significant digits\)")
 TWO_NUMBER_TOOLS = {"add": "+", "subtract": "−", "multiply": "×", "divide": "÷", "power": "^", "mod": "mod"}
 _ASCII_SIGNS = {"+": "+", "−": "-", "×": "*", "÷": "/", "^": "^", "mod": "%"}
 _SHOWN = str.maketrans({"*": "×", "/": "÷", "-": "−"})
+
+
+def rounded(decimal: str) -> str:
+    """A long decimal as a person writes it: four significant digits, at least two places
+    ("9.666666666666666666666666667" as "9.667")."""
+    value = Decimal(decimal)
+    places = max(2, 3 - value.adjusted()) if value else 2
+    return f"{value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN):f}"
 
 
 def without_note(result: str) -> str:

@@ -296,3 +296,11 @@ def test_a_version_a_path_or_a_file_name_holds_no_number_to_calculate_with():
     assert not mode.holds_numbers(["Current version: 0.4.2", "What version is in /w/task1/README.md?"])
     assert mode.holds_numbers(["Version 2.1.0: 48213 downloads"])
     assert mode.holds_numbers(["Twelve birds sat on a wire."]) and mode.holds_numbers(["What is pi times e?"])
+
+
+def test_a_computed_formula_states_an_inexact_result_as_a_person_reads_it():
+    # the badge read "9.666666666666666666666666667 = 29 (...) ÷ 3 (...)"
+    asked = "How many full bags of 3 apples can I make from 29 apples?"
+    calls = [call("evaluate", {"expression": "29 / 3"}, "29/3 ≈ 9.666666666666666666666666667")]
+    found = verdict(asked, calls, "29 ÷ 3 = 29/3 ≈ 9.667: 9 whole, 2 left over.")
+    assert found.kind == "computed" and found.formula.startswith("29/3 ≈ 9.667 = 29 (")

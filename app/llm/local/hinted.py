@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from decimal import ROUND_HALF_EVEN, Decimal
 
 from app.core.backend import FormulaHint, ModelRequest
+from app.core.calculator_text import rounded
 from app.core.messages import ToolCall, ToolSpec
 from app.llm.local.calls import new_call_id
 
@@ -132,7 +132,7 @@ def composed_answer(request: ModelRequest) -> str | None:
     inexact = _INEXACT.fullmatch(value)
     if inexact is None:
         return None
-    return f"{hint.shown} = {inexact['fraction']} ≈ {_rounded(inexact['decimal'])}{hint.groups}."
+    return f"{hint.shown} = {inexact['fraction']} ≈ {rounded(inexact['decimal'])}{hint.groups}."
 
 
 def _converted(quantity: str, value: str) -> str | None:
@@ -144,7 +144,7 @@ def _converted(quantity: str, value: str) -> str | None:
     if inexact is None:
         return None
     about, exact = (
-        f"{_rounded(inexact['decimal'])} {inexact['unit']}",
+        f"{rounded(inexact['decimal'])} {inexact['unit']}",
         f"{inexact['fraction']} {inexact['unit']}",
     )
     return f"{quantity[:1].upper()}{quantity[1:]} is about {about} ({exact} exactly)."
@@ -163,10 +163,3 @@ _STAMP = re.compile(  # the clock's get_time: "2026-12-06T21:06:45+09:00 (Asia/T
     r"(?P<date>\d{4}-\d{2}-\d{2})T(?P<time>\d{2}:\d{2}:\d{2})(?P<offset>[+-]\d{2}:\d{2})"
     r" \((?P<zone>[\w/+-]+)\)"
 )
-
-
-def _rounded(decimal: str) -> str:
-    """A long decimal as a person writes it: four significant digits, at least two places."""
-    value = Decimal(decimal)
-    places = max(2, 3 - value.adjusted()) if value else 2
-    return f"{value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN):f}"
