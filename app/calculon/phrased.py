@@ -36,11 +36,7 @@ _AFTER = re.compile(
 _WHOLE = re.compile(
     r"\bhow many (?:full|whole|complete)\b|\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b"
 )
-
-
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
-
-
 # how many of the first period the second holds, where the calendar fixes it: no month in days,
 # and no hours in a day ("$15 an hour, how much in a day" means a working day)
 _PERIODS = {
@@ -55,7 +51,8 @@ _RATE = re.compile(
     r"\b(?:a|an|per|each|every)\s+(minute|hour|day|week|month|year)\b|\b(hourly|daily|weekly|monthly)\b"
 )
 _OVER = re.compile(
-    r"\b(?:in|per|a|an|each|every|for)\s+(?:one\s+|a\s+|whole\s+)?(hour|day|week|year)\b|\b(daily|weekly|yearly|annually)\b"
+    r"\b(?:in|per|a|an|each|every|for)\s+(?:one\s+|a\s+|whole\s+)?(hour|day|week|year)\b"
+    r"|\b(daily|weekly|yearly|annually)\b"
 )
 
 
