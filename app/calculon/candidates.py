@@ -72,6 +72,13 @@ def _quantity(mention: Mention) -> Quantity:
     return Quantity(value, mention.start, mention.end, written(value))
 
 
+def clause(text: str, quantity: Quantity, ends: Sequence[str]) -> str:
+    """The part of ``text`` a quantity stands in, between the nearest of ``ends`` either side."""
+    start = max(text.rfind(mark, 0, quantity.start) for mark in ends) + 1
+    after = [i for i in (text.find(mark, quantity.end) for mark in ends) if i >= 0]
+    return text[start : min(after, default=len(text))]
+
+
 def candidates(found: Sequence[Quantity]) -> list[Candidate]:
     """Every formula of two or three distinct quantities, one per value and shape."""
     if not 2 <= len(found) <= MAX_NUMBERS:

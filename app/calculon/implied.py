@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import Protocol
 
 from app.core.numbers import find_numbers
 
@@ -68,21 +70,33 @@ def implied_numbers(text: str) -> list[tuple[Fraction, str]]:
 
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.IGNORECASE)
 # what stands between two numbers of a list: ", ", " and ", a unit before it ("5 km, 7 km")
-LISTED = re.compile(r"\s*(?:[a-z]+\s*)?(?:,\s*and|,|and)\s*[$€£]?", re.IGNORECASE)
+_LISTED = re.compile(r"\s*(?:[a-z]+\s*)?(?:,\s*and|,|and)\s*[$€£]?", re.IGNORECASE)
+
+
+class _Span(Protocol):  # a number where it stands in the text: a Mention, a Quantity
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+
+def listed_runs(text: str, numbers: Sequence[_Span]) -> list[list[int]]:
+    """The numbers (in order) grouped by the lists they stand in, as indices: in "12, 15 and 18
+    points in 3 games" the runs are [0, 1, 2] and [3]."""
+    runs: list[list[int]] = [[0]] if numbers else []
+    for i, (before, after) in enumerate(itertools.pairwise(numbers), start=1):
+        if _LISTED.fullmatch(text[before.end : after.start]):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
 
 
 def _list_lengths(text: str) -> list[int]:
     """How many numbers each list of two or more holds: "12, 15 and 18" holds 3."""
     mentions = [m for m in find_numbers(text) if not m.exempt]
-    lengths, run = [], 1
-    for before, after in itertools.pairwise(mentions):
-        if LISTED.fullmatch(text[before.end : after.start]):
-            run += 1
-            continue
-        lengths.append(run)
-        run = 1
-    lengths.append(run)
-    return [n for n in lengths if n >= 2 and mentions]
+    return [len(run) for run in listed_runs(text, mentions) if len(run) >= 2]
 
 
 def implied_text(text: str) -> str:

@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 
-from app.calculon.candidates import Candidate, Quantity
+from app.calculon.candidates import Candidate, Quantity, clause
 from app.calculon.evaluate import Node
-from app.calculon.implied import LISTED
+from app.calculon.implied import listed_runs
 
 # "My rent is 30% of my pay. How much is left?": a share of it gone
 _OF_LEFT = re.compile(r"%\s+of\b.*\b(?:left|remain\w*)\b")
@@ -33,10 +33,11 @@ _OFF = re.compile(
 _AFTER = re.compile(
     r"\b(?:in total|total|in all|altogether|now|new|final|after|left|remain\w*|end up|all together)\b"
 )
-_WHOLE = re.compile(
-    r"\bhow many (?:full|whole|complete)\b|\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b"
-)
+# "how many boxes can she fill": whole groups, as "how many full boxes" asks (app.calculon.worked too)
+FILLS = r"\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b"
+_WHOLE = re.compile(rf"\bhow many (?:full|whole|complete)\b|{FILLS}")
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
+_CLAUSE_ENDS = (".", "?", "!", ",", ";")
 # how many of the first period the second holds, where the calendar fixes it: no month in days,
 # and no hours in a day ("$15 an hour, how much in a day" means a working day)
 _PERIODS = {
@@ -72,7 +73,7 @@ def _over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candi
     (12, the months in a year, backed by the question's "year": :mod:`app.calculon.implied`)."""
     if len(found) != 1:
         return None
-    rate, over = _RATE.search(_clause(text, found[0]).lower()), _OVER.search(question.lower())
+    rate, over = _RATE.search(clause(text, found[0], _CLAUSE_ENDS).lower()), _OVER.search(question.lower())
     if rate is None or over is None:
         return None
     first = rate[1] or _ADVERBS[rate[2]]
@@ -91,13 +92,7 @@ def _averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate 
     numbers, out of the candidates' reach: they read (15 + 18) ÷ 3)."""
     if not _AVERAGE.search(question.lower()):
         return None
-    runs: list[list[int]] = [[0]] if found else []
-    for i in range(1, len(found)):
-        if LISTED.fullmatch(text[found[i - 1].end : found[i].start]):
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    lists = [run for run in runs if len(run) >= 2]
+    lists = [run for run in listed_runs(text, found) if len(run) >= 2]
     if len(lists) != 1:
         return None
     listed = lists[0]
@@ -123,7 +118,7 @@ def _changed(
     if len(shares) != 1 or not _AFTER.search(question.lower()):
         return []
     share = shares[0]
-    said = f"{_clause(text, found[share])} {question}".lower()
+    said = f"{clause(text, found[share], _CLAUSE_ENDS)} {question}".lower()
     on, off = bool(_ON.search(said)), bool(_OFF.search(said) or _OF_LEFT.search(said))
     if on == off:
         return []  # neither, or both: the words leave more than one reading
@@ -140,9 +135,3 @@ def _grouped(question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
         return []
     total = max(range(2), key=lambda i: found[i].value)
     return [c for c in pool if c.ops == ("/",) and c.used == (total, 1 - total)]
-
-
-def _clause(text: str, quantity: Quantity) -> str:
-    start = max(text.rfind(mark, 0, quantity.start) for mark in (".", "?", "!", ",", ";")) + 1
-    ends = [i for i in (text.find(m, quantity.end) for m in (".", "?", "!", ",", ";")) if i >= 0]
-    return text[start : min(ends, default=len(text))]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.calculon.candidates import Candidate, Quantity
+from app.calculon.candidates import Candidate, Quantity, clause
 
 # what opens a question that asks for the share itself ("What is", "How much is", "Find")
 _ASKS = re.compile(
@@ -24,6 +24,13 @@ _ASKS = re.compile(
 )
 _OF = re.compile(r"\s*of\s+([^.?!]*)")
 _WORD = re.compile(r"[a-z]+")
+_AROUND = (
+    ".",
+    "?",
+    "!",
+    ",",
+    " and ",
+)  # what ends the clause a quantity stands in: its sentence, a comma, "and"
 # words too common to say which quantity is meant
 _SMALL = frozenset(re.findall(r"\w+", "a an the my his her their our your its of in on at for to and per"))
 
@@ -49,7 +56,7 @@ def share_candidates(text: str, found: Sequence[Quantity], pool: Sequence[Candid
     kept = [c for c in pool if len(c.used) == 2 and share in c.used and _multiplies(c, share)]
     match = _OF.match(text, found[share].end)
     said = _words(match.group(1) if match else "")
-    return sorted(kept, key=lambda c: -len(said & _words(_around(text, found[_other(c, share)]))))
+    return sorted(kept, key=lambda c: -len(said & _words(clause(text, found[_other(c, share)], _AROUND))))
 
 
 def _multiplies(candidate: Candidate, share: int) -> bool:
@@ -58,13 +65,6 @@ def _multiplies(candidate: Candidate, share: int) -> bool:
 
 def _other(candidate: Candidate, share: int) -> int:
     return next(i for i in candidate.used if i != share)
-
-
-def _around(text: str, quantity: Quantity) -> str:
-    """The clause a quantity stands in: its sentence, up to the next comma or "and"."""
-    start = max(text.rfind(mark, 0, quantity.start) for mark in (".", "?", "!", ",", " and ")) + 1
-    ends = [i for i in (text.find(m, quantity.end) for m in (".", "?", "!", ",", " and ")) if i >= 0]
-    return text[start : min(ends, default=len(text))]
 
 
 def _words(text: str) -> set[str]:

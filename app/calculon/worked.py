@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from app.calculon.implied import implied_numbers, plain_number
+from app.calculon.phrased import FILLS
 from app.calculon.transcript import conversion, names_an_operation
 from app.core.backend import WorkedAnswer
 from app.core.calculator_text import APPROX, ROUNDING_NOTE
@@ -105,9 +106,7 @@ def inline_result(result: str, is_error: bool = False, asked: str = "", expressi
 
 
 _WHOLE = re.compile(
-    r"\b(?:full|whole|complete|left ?over|remain(?:s|ing|der)?|left)\b"
-    r"|\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b",  # "how many boxes can she fill"
-    re.IGNORECASE,
+    rf"\b(?:full|whole|complete|left ?over|remain(?:s|ing|der)?|left)\b|{FILLS}", re.IGNORECASE
 )
 _DIVISION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
