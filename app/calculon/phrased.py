@@ -15,7 +15,8 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 
-from app.calculon.candidates import Candidate, Quantity, clause
+from app.calculon.candidates import Candidate, Quantity, clause, written
+from app.calculon.changes import changed_in_turn, compared
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
 
@@ -33,9 +34,14 @@ _OFF = re.compile(
 _AFTER = re.compile(
     r"\b(?:in total|total|in all|altogether|now|new|final|after|left|remain\w*|end up|all together)\b"
 )
+# what a question asks when it wants the change itself: "what is a 15% tip on 80", "how much do I save"
+_PART = re.compile(
+    r"\b(?:tip|tax|taxes|discount|interest|commission|markup|surcharge|raise|fee|save|saved|saves|savings)\b"
+)
 # "how many boxes can she fill": whole groups, as "how many full boxes" asks (app.calculon.worked too)
 FILLS = r"\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b"
 _WHOLE = re.compile(rf"\bhow many (?:full|whole|complete)\b|{FILLS}")
+_DOZENS = re.compile(r"(?!an?\b)\S.*[ \t-]dozen", re.IGNORECASE)  # "5 dozen", "five dozen", not "a dozen"
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _CLAUSE_ENDS = (".", "?", "!", ",", ";")
 # how many of the first period the second holds, where the calendar fixes it: no month in days,
@@ -61,7 +67,13 @@ def phrased_candidates(
     text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
 ) -> list[Candidate]:
     """The candidates the story's phrasing leaves, in ``pool``'s order; [] where no rule holds."""
-    made = _averaged(text, question, found) or _over_a_period(text, question, found)
+    made = (
+        _averaged(text, question, found)
+        or _over_a_period(text, question, found)
+        or changed_in_turn(text, question, found)
+        or compared(text, question, found)
+        or _in_dozens(text, found)
+    )
     if made is not None:
         return [made]
     return _changed(text, question, found, pool) or _grouped(question, found, pool)
@@ -84,6 +96,18 @@ def _over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candi
     amount = Node("num", value=found[0].value, text=found[0].text)
     node = Node("*", (amount, Node("num", value=Fraction(factor), text=str(factor))))
     return Candidate(node, found[0].value * factor, (0,), ((0, "mul"),), ("*",))
+
+
+def _in_dozens(text: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "How many eggs are in 5 dozen?": the one number is a count of dozens, so 5 × 12 (else the
+    model is left alone with 60 and no formula to call)."""
+    if len(found) != 1 or not _DOZENS.fullmatch(text[found[0].start : found[0].end]):
+        return None
+    count = found[0].value / 12
+    node = Node(
+        "*", (Node("num", value=count, text=written(count)), Node("num", value=Fraction(12), text="12"))
+    )
+    return Candidate(node, found[0].value, (0,), ((0, "mul"),), ("*",))
 
 
 def _averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
@@ -113,11 +137,16 @@ def _changed(
     text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
 ) -> list[Candidate]:
     """One percentage, a word beside it (or in the question) that says on or off, and a question
-    that asks the amount after: that change of one other amount."""
+    that asks the amount after: that change of one other amount. A question that names the change
+    instead ("what is a 15% tip on 80") asks the share of it alone: 80 × 15%."""
     shares = [i for i, q in enumerate(found) if q.text.endswith("/100)")]
-    if len(shares) != 1 or not _AFTER.search(question.lower()):
+    if len(shares) != 1:
         return []
     share = shares[0]
+    if not _AFTER.search(question.lower()):
+        if not _PART.search(question.lower()):
+            return []
+        return [c for c in pool if len(c.used) == 2 and (share, "pct_of") in c.roles]
     said = f"{clause(text, found[share], _CLAUSE_ENDS)} {question}".lower()
     on, off = bool(_ON.search(said)), bool(_OFF.search(said) or _OF_LEFT.search(said))
     if on == off:

@@ -45,6 +45,7 @@ _PRONOUN_AFTER = {"of", "another", "by"}
 _WORD = re.compile(r"[A-Za-z]+")
 _NEXT_WORD = re.compile(r"([ \t]+|[ \t]*-[ \t]*)([A-Za-z]+)")
 _WORD_BEFORE = re.compile(r"(?:(\w+)[ \t]+)?([A-Za-z]+)[ \t]+\Z")
+_HALF_DOZEN = re.compile(r"half[ \t-]+a[ \t-]+dozen\b", re.IGNORECASE)
 
 Word = tuple[str, str, int]  # (lower-cased word, separator before it, end offset)
 
@@ -62,6 +63,8 @@ class Phrase:
 
 def read_phrase(text: str, start: int) -> Phrase | None:
     """The number phrase beginning at ``start`` (a word's first letter), or None."""
+    if half := _HALF_DOZEN.match(text, start):  # an idiom, not a fraction of "a dozen" eggs
+        return Phrase(half.end(), Fraction(6), Fraction(1), "")
     first = _WORD.match(text, start)
     if first is None or (first.group().lower() not in SMALL and first.group().lower() != "a"):
         return None

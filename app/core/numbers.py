@@ -66,7 +66,9 @@ _POWER = re.compile(_EXP)
 _FRACTION = re.compile(r"/([0-9]+)(?![0-9/]|[.,][0-9])")
 _ELLIPSIS = re.compile(r"…|\.\.\.")
 _PERCENT = re.compile(r"[ \t]?%|[ \t]+(?:percent|per[ \t]?cent)\b", re.IGNORECASE)
-_SCALE = re.compile(r"[ \t]+(hundred|thousand|million|billion|trillion)\b", re.IGNORECASE)
+_SCALE = re.compile(r"[ \t]+(hundred|thousand|million|billion|trillion|dozen)\b", re.IGNORECASE)
+# "5 dozen" is 60 as "five dozen" is (app/core/number_words.py)
+_DIGIT_SCALES = {**number_words.SCALES, "dozen": 12}
 _SUFFIX_SCALE = re.compile(r"(k|K|M|mn|bn|B)(?![A-Za-z0-9])")
 _ORDINAL = re.compile(r"(?:st|nd|rd|th)(?![A-Za-z])")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[0-9]+)*")
@@ -148,7 +150,10 @@ def _scan_word(text: str, i: int) -> tuple[Mention | None, int]:
     phrase = number_words.read_phrase(text, i)
     if phrase is not None:
         reading = Reading(phrase.value, phrase.step)
-        return Mention(text[i : phrase.end], i, phrase.end, (reading,), exempt=phrase.exempt), phrase.end
+        said = text[i : phrase.end]
+        # "five dozen" is 60, and a formula may write its five (5 × 12), as after digits
+        dozens = (phrase.value / 12,) if said.lower().endswith("dozen") and phrase.value != 12 else ()
+        return Mention(said, i, phrase.end, (reading,), exempt=phrase.exempt, source_only=dozens), phrase.end
     return None, _IDENTIFIER.match(text, i).end()  # type: ignore[union-attr]
 
 
@@ -238,7 +243,9 @@ class _Builder:
         if self._match(_PERCENT):
             self.readings = (*self.readings, *(r.scaled(Fraction(1, 100)) for r in self.readings))
         elif scale := self._match(_SCALE):
-            factor = Fraction(number_words.SCALES[scale.group(1).lower()])
+            factor = Fraction(_DIGIT_SCALES[scale.group(1).lower()])
+            if factor == 12:  # "5 dozen" is 60, and a formula may write its 5 (5 × 12)
+                self.source_only = tuple(r.value for r in self.readings)
             self.readings = tuple(r.scaled(factor) for r in self.readings)
         elif suffix := self._match(_SUFFIX_SCALE):
             factor = Fraction(_SUFFIX_SCALES[suffix.group(1)])

@@ -39,6 +39,8 @@ from app.core.tools import USER_SOURCE, Source
         # one number: no candidate formula at all before, and the model answered alone
         ("My phone bill is $40 a month. How much do I pay in a year?", "40 × 12", 480),
         ("Sara saves $5 a day. How much does she save in a week?", "5 × 7", 35),
+        ("How many eggs are in 5 dozen?", "5 × 12", 60),
+        ("A baker sold five dozen cookies. How many cookies did she sell?", "5 × 12", 60),
     ],
 )
 def test_a_phrasing_that_names_its_operation_is_read_as_it_names_it(story, formula, value):
@@ -46,8 +48,17 @@ def test_a_phrasing_that_names_its_operation_is_read_as_it_names_it(story, formu
     assert best.shown == formula and float(best.value) == pytest.approx(value)
 
 
-def test_a_question_that_asks_the_change_itself_is_not_read_as_the_amount_after_it():
-    assert ranked("A meal costs $80. How much is a 15% tip?")[0].candidate.shown == "80 × (15/100)"
+@pytest.mark.parametrize(
+    ("story", "formula"),
+    [
+        ("A meal costs $80. How much is a 15% tip?", "80 × 15%"),
+        ("What is a 15% tip on a bill of 80 dollars?", "80 × 15%"),
+        ("A jacket costs $60 and is 20% off. How much do I save?", "60 × 20%"),
+        ("How much tax do I pay on a $50 meal at 8%?", "50 × 8%"),
+    ],
+)
+def test_a_question_that_asks_the_change_itself_is_not_read_as_the_amount_after_it(story, formula):
+    assert [r.candidate.shown for r in ranked(story)] == [formula]
 
 
 def test_whole_groups_and_what_is_left_over_are_backed_by_the_calculators_division():
@@ -72,3 +83,9 @@ def test_a_period_the_calendar_does_not_fix_is_left_to_the_model():
     assert ranked("I earn $15 an hour. How much do I earn in a day?") == []  # a working day?
     assert ranked("I walk 3 miles a day. How far do I walk in a month?") == []  # 28 to 31 days
     assert ranked("I have 40 apples. How many do I have in a year?") == []
+
+
+def test_a_count_of_dozens_and_the_dozen_back_the_formula_that_multiplies_them():
+    asked = Source("A baker sold five dozen cookies. How many cookies did she sell?", USER_SOURCE)
+    product = Source("60", 'evaluate("5 * 12")', "calculator")
+    assert CalculonVerifier().check("5 × 12 = 60.", [asked, product]).verified

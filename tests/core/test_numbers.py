@@ -102,6 +102,8 @@ def test_a_huge_exponent_is_not_expanded():
         ("two thousand three hundred", 2300),
         ("twenty-one thousand four hundred and six", 21406),
         ("a dozen", 12),
+        ("half a dozen", 6),
+        ("five dozen", 60),
         ("a million", 1_000_000),
         ("two thirds", Fraction(2, 3)),
         ("one and a half", Fraction(3, 2)),
@@ -112,6 +114,12 @@ def test_a_huge_exponent_is_not_expanded():
 def test_simple_number_words_are_read_as_one_value(words, value):
     (mention,) = find_numbers(f"It is {words} now.")
     assert (mention.text, mention.readings[0].value) == (words, value)
+
+
+def test_a_count_of_dozens_claims_the_dozens_but_offers_its_count_as_a_source():
+    assert values("5 dozen eggs and five dozen more") == [{60}, {60}]
+    assert [set(m.values()) for m in find_numbers("5 dozen eggs and five dozen more")] == [{60, 5}, {60, 5}]
+    assert [set(m.values()) for m in find_numbers("a dozen eggs")] == [{12}]
 
 
 def test_words_that_do_not_form_one_number_are_read_separately():

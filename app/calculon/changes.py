@@ -1,0 +1,183 @@
+"""Two story shapes whose operations the story's own verbs and comparatives name: one amount changed
+step by step, and one person's amount said against another's.
+
+"I had 50 dollars, spent 12 on lunch and 8 on a book. How much do I have left?" was ranked 50 − 12,
+and "Tom is 3 years older than Sue. Sue is 9. How old is Tom?" 9 ÷ 3: the ranker weighs each
+number's neighbouring words one by one, and neither reading is a pair of them. Each rule here reads
+only where every number's part is said outright (a verb that takes away or adds, a comparative with
+"than" and two names), and abstains otherwise; what it reads is still shown as computed, never verified.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.calculon.candidates import MAX_NUMBERS, Candidate, Quantity
+from app.calculon.evaluate import Node
+
+# Verbs that say which way an amount goes. "bought", "made" and "took" are in neither: buying
+# adds apples and takes away dollars, so a story with them is left to the ranker.
+_TAKES = re.compile(
+    r"\b(?:spent|spend|spends|gave|give|gives|lost|lose|loses|ate|eat|eats|sold|sell|sells|used|use|uses"
+    r"|paid|pay|pays|donated|donates|broke|breaks|threw|throws|popped|withdrew|withdraws|removed|removes"
+    r"|took away|took out|get off|gets off|got off|got out"
+    r"|flew away|flew off|ran away|went away|walked away)\b"
+)
+_ADDS = re.compile(
+    r"\b(?:found|finds|received|receives|earned|earns|won|wins|picked|picks|collected|collects|added|adds"
+    r"|gained|gains|deposited|deposits|get on|gets on|got on|got in|was given|were given"
+    r"|came|arrived|joined)\b"
+)
+_HOLDS = re.compile(
+    r"\b(?:had|has|have|there (?:were|are|was|is)|started|starts|began|begins|owned|owns|held)\b"
+)
+# a question about the amount at the end, not about the changes ("how many did she give away")
+_AT_THE_END = re.compile(r"\b(?:left|remain\w*|now|in the end|at the end|end up|ends up)\b")
+_NOT_THE_END = re.compile(r"\b(?:more|fewer|less|than|need|needs|each|every|per|times|away)\b")
+_SEGMENT = re.compile(r"[.,;!?]|\b(?:and|then|but)\b")
+_SENTENCE = re.compile(r"[.!?]")
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_NOT_NAMES = {
+    "How",
+    "What",
+    "Who",
+    "Which",
+    "When",
+    "If",
+    "The",
+    "A",
+    "An",
+    "There",
+    "She",
+    "He",
+    "They",
+    "It",
+    "We",
+    "I",
+    "His",
+    "Her",
+    "Their",
+    "Then",
+    "After",
+    "At",
+    "In",
+    "On",
+    "Each",
+    "Every",
+}
+_UP = {"more", "older", "taller", "longer", "heavier", "bigger", "greater", "higher", "later"}
+_DOWN = {"fewer", "less", "younger", "shorter", "lighter", "smaller", "cheaper", "lower", "earlier"}
+_COMPARED = re.compile(rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+([A-Z][a-z]+)\b")
+_ASKS_THE_GAP = re.compile(
+    r"\b(?:more|fewer|less|than|difference|together|total|altogether|both|in all|combined)\b"
+)
+
+
+def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """One amount held, then every later number taken away or added by its own verb (or the verb
+    before it in the same sentence: "spent 12 on lunch and 8 on a book"), and a question about
+    what is left: the first amount with each change applied in the story's order."""
+    if not 3 <= len(found) <= MAX_NUMBERS or any(q.text.endswith("/100)") or q.value <= 0 for q in found):
+        return None
+    asked = question.lower()
+    if not _AT_THE_END.search(asked) or _NOT_THE_END.search(asked) or not _same_holder(text, question):
+        return None
+    first = _segment(text, found[0]).lower()
+    if not _HOLDS.search(first) or _TAKES.search(first) or _ADDS.search(first):
+        return None
+    node, value = _num(found[0]), found[0].value
+    roles: list[tuple[int, str]] = [(0, "sub_l")]
+    ops: list[str] = []
+    sign = ""
+    for i in range(1, len(found)):
+        said = _segment(text, found[i]).lower()
+        takes, adds = bool(_TAKES.search(said)), bool(_ADDS.search(said))
+        if takes == adds:
+            if takes or not sign or not _same_sentence(text, found[i - 1], found[i]):
+                return None  # both, or neither with nothing before it to carry on
+        else:
+            sign = "-" if takes else "+"
+        node = Node(sign, (node, _num(found[i])))
+        value = value - found[i].value if sign == "-" else value + found[i].value
+        roles.append((i, "sub_r" if sign == "-" else "add"))
+        ops.insert(0, sign)
+    if value < 0:
+        return None
+    return Candidate(node, value, tuple(range(len(found))), tuple(roles), tuple(ops))
+
+
+def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Tom is 3 years older than Sue. Sue is 9. How old is Tom?": a difference said between two
+    named people, the other's amount said by name, and a question about one of them (not about the
+    difference): that amount plus or minus the difference, as the comparative says."""
+    if (
+        len(found) != 2
+        or any(q.text.endswith("/100)") for q in found)
+        or _ASKS_THE_GAP.search(question.lower())
+    ):
+        return None
+    for gap in range(2):
+        sentence = _sentence(text, found[gap])
+        match = _COMPARED.search(sentence, found[gap].end - _sentence_start(text, found[gap]))
+        if match is None:
+            continue
+        names = [n for n in _NAME.findall(sentence) if n not in _NOT_NAMES]
+        subject, other = (names[0] if names else ""), match[2]
+        if not subject or subject == other:
+            return None
+        known = 1 - gap
+        holder = _one_of(_sentence(text, found[known]), subject, other)
+        target = _one_of(question, subject, other)
+        if holder is None or target is None or holder == target:
+            return None
+        up = match[1].lower() in _UP
+        plus = up if target == subject else not up
+        value = found[known].value + found[gap].value if plus else found[known].value - found[gap].value
+        if value <= 0:
+            return None
+        op = "+" if plus else "-"
+        roles = ((known, "add" if plus else "sub_l"), (gap, "add" if plus else "sub_r"))
+        return Candidate(Node(op, (_num(found[known]), _num(found[gap]))), value, (known, gap), roles, (op,))
+    return None
+
+
+def _num(quantity: Quantity) -> Node:
+    return Node("num", value=quantity.value, text=quantity.text)
+
+
+def _segment(text: str, quantity: Quantity) -> str:
+    """The words around a number up to the nearest punctuation, "and", "then" or "but"."""
+    before = [m.end() for m in _SEGMENT.finditer(text, 0, quantity.start)]
+    after = _SEGMENT.search(text, quantity.end)
+    return text[(before[-1] if before else 0) : (after.start() if after else len(text))]
+
+
+def _sentence_start(text: str, quantity: Quantity) -> int:
+    ends = [m.end() for m in _SENTENCE.finditer(text, 0, quantity.start)]
+    return ends[-1] if ends else 0
+
+
+def _sentence(text: str, quantity: Quantity) -> str:
+    end = _SENTENCE.search(text, quantity.end)
+    return text[_sentence_start(text, quantity) : (end.start() if end else len(text))]
+
+
+def _same_sentence(text: str, a: Quantity, b: Quantity) -> bool:
+    return _SENTENCE.search(text, a.end, b.start) is None
+
+
+def _one_of(text: str, first: str, second: str) -> str | None:
+    """Which one of two names ``text`` says, where it says exactly one."""
+    said = [name for name in (first, second) if re.search(rf"\b{name}\b", text)]
+    return said[0] if len(said) == 1 else None
+
+
+def _same_holder(text: str, question: str) -> bool:
+    """The question asks about the one who held the amount, or names nobody: "how many does Ann
+    have now" after "Kim gave 7 to Ann" asks about someone else."""
+    asked = [n for n in _NAME.findall(question) if n not in _NOT_NAMES]
+    if not asked:
+        return True
+    opening = [n for n in _NAME.findall(text) if n not in _NOT_NAMES]
+    return bool(opening) and asked == [opening[0]]

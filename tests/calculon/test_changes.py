@@ -1,0 +1,85 @@
+"""Stories that change one amount step by step, and amounts said against another's
+(app.calculon.changes), as the ranker orders them. Written here, in everyday words."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.calculon.candidates import quantities
+from app.calculon.changes import changed_in_turn, compared
+from app.calculon.ranker import ranked
+
+
+def best(story: str) -> tuple[str, float]:
+    top = ranked(story)[0].candidate
+    return top.shown, float(top.value)
+
+
+def question_of(story: str) -> str:
+    return story[story.rindex(". ") + 2 :]
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        ("I had 50 dollars, spent 12 on lunch and 8 on a book. How much do I have left?", "50 − 12 − 8", 30),
+        (
+            "Kim had 30 stickers. She gave 7 to Ann and 5 to Bo. How many stickers does Kim have left?",
+            "30 − 7 − 5",
+            18,
+        ),
+        (
+            "A bus had 40 people. 12 got off and 9 got on. How many people are on the bus now?",
+            "40 − 12 + 9",
+            37,
+        ),
+        (
+            "There were 20 birds in a tree. 6 flew away and then 4 more came. How many birds are there now?",
+            "20 − 6 + 4",
+            18,
+        ),
+        (
+            "Ray has 10 dollars. He earned 5 on Monday and spent 3 on Tuesday. How much does he have now?",
+            "10 + 5 − 3",
+            12,
+        ),
+    ],
+)
+def test_an_amount_changed_by_each_verb_in_turn_is_read_in_the_storys_order(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # buying adds apples and takes away dollars: no verb here says which
+        "Kim had 30 stickers. She bought 7 and gave 5 to Bo. How many stickers does Kim have left?",
+        # the question is about someone else, or about the changes
+        "Kim had 30 stickers. She gave 7 to Ann and 5 to Bo. How many stickers does Ann have now?",
+        "Kim had 30 stickers. She gave 7 to Ann and 5 to Bo. How many did she give away?",
+        # more taken than there was: a misreading, not an answer
+        "I had 5 dollars, spent 12 on lunch and 8 on a book. How much do I have left?",
+    ],
+)
+def test_a_story_whose_words_leave_the_changes_open_is_left_to_the_ranker(story):
+    assert changed_in_turn(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        ("Tom is 3 years older than Sue. Sue is 9. How old is Tom?", "9 + 3", 12),
+        ("Tom is 3 years older than Sue. Tom is 12. How old is Sue?", "12 − 3", 9),
+        ("Mia has 5 fewer books than Leo. Leo has 8 books. How many books does Mia have?", "8 − 5", 3),
+        ("Leo has 8 books. Mia has 5 more books than Leo. How many books does Mia have?", "8 + 5", 13),
+    ],
+)
+def test_an_amount_said_against_a_named_other_adds_or_takes_the_difference(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+def test_a_question_about_the_difference_itself_is_not_read_as_one_persons_amount():
+    story = "Mia has 5 more books than Leo. Leo has 8 books. How many more books does Mia have?"
+    assert compared(story, question_of(story), quantities(story)) is None
+    told = "Mia has 5 more books than Leo. Leo has 8 books. How many books does Mia have?"
+    assert compared(told, question_of(told), quantities(told)) is not None
