@@ -40,7 +40,16 @@ _PART = re.compile(
 )
 # "how many boxes can she fill": whole groups, as "how many full boxes" asks (app.calculon.worked too)
 FILLS = r"\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b"
+# "how many packs do I need": whole groups and one more for what is left over (app.calculon.worked too)
+NEEDS = r"\bhow many \w+ (?:do|does|did|will|would|should) \w+ need\b"
 _WHOLE = re.compile(rf"\bhow many (?:full|whole|complete)\b|{FILLS}")
+_NEEDS = re.compile(NEEDS)
+# a story that says how many one group holds: "a pack has 6", "each van seats 8"; "Sam has 5 apples and
+# wants 12: how many does he need" is a difference, not groups
+_HOLDER = re.compile(
+    r"\b(?:holds?|fits?|seats?|carr(?:y|ies)|each|every|per)\b"
+    r"|\ba (?:pack|box|bag|crate|case|carton|tray) (?:has|of)\b"
+)
 _DOZENS = re.compile(r"(?!an?\b)\S.*[ \t-]dozen", re.IGNORECASE)  # "5 dozen", "five dozen", not "a dozen"
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _CLAUSE_ENDS = (".", "?", "!", ",", ";")
@@ -76,7 +85,7 @@ def phrased_candidates(
     )
     if made is not None:
         return [made]
-    return _changed(text, question, found, pool) or _grouped(question, found, pool)
+    return _changed(text, question, found, pool) or _grouped(text, question, found, pool)
 
 
 def _over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
@@ -155,10 +164,16 @@ def _changed(
     return [c for c in pool if len(c.used) == 2 and (share, role) in c.roles]
 
 
-def _grouped(question: str, found: Sequence[Quantity], pool: Sequence[Candidate]) -> list[Candidate]:
-    """ "How many full bags ...", "how many boxes can she fill": the larger of two whole numbers
-    divided by the smaller (what is left over is the answer's to say, app.calculon.worked)."""
-    if len(found) != 2 or not _WHOLE.search(question.lower()):
+def _grouped(
+    text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
+) -> list[Candidate]:
+    """ "How many full bags ...", "how many boxes can she fill", "a pack has 6: how many packs do I
+    need for 45": the larger of two whole numbers divided by the smaller (what is left over, and the
+    one more group it needs, are the answer's to say: app.calculon.worked)."""
+    asked = question.lower()
+    if len(found) != 2 or not (
+        _WHOLE.search(asked) or (_NEEDS.search(asked) and _HOLDER.search(text.lower()))
+    ):
         return []
     if any(q.value.denominator != 1 or q.value <= 0 for q in found):
         return []

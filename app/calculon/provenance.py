@@ -172,8 +172,8 @@ _DIVISION = re.compile(r'^(?:evaluate\("\s*(\d+)\s*/\s*(\d+)\s*"\)|divide\((\d+)
 
 def _groups(sources: Sequence[str | Source]) -> list[Source]:
     """The whole groups and what is left over of a division of whole numbers the calculator made
-    ("How many full bags of 3 from 29 apples?": 9 whole, 2 left over): both follow from its
-    result exactly, as the quotient and remainder of the numbers it divided."""
+    ("How many full bags of 3 from 29 apples?": 9 whole, 2 left over, 10 bags to hold them all): each
+    follows from its result exactly, as the quotient, the remainder and the quotient rounded up."""
     out = []
     for source in sources:
         if isinstance(source, str):
@@ -185,7 +185,8 @@ def _groups(sources: Sequence[str | Source]) -> list[Source]:
         if divisor and dividend % divisor:
             whole, left = divmod(dividend, divisor)
             label = f"{source.label}, whole and left over"
-            out.append(Source(f"{whole} whole, {left} left over", label, source.server, source.trusted))
+            said = f"{whole} whole, {left} left over, {whole + 1} to hold them all"
+            out.append(Source(said, label, source.server, source.trusted))
     return out
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from app.calculon.implied import implied_numbers, plain_number
-from app.calculon.phrased import FILLS
+from app.calculon.phrased import FILLS, NEEDS
 from app.calculon.transcript import conversion, names_an_operation
 from app.core.backend import WorkedAnswer
 from app.core.calculator_text import APPROX, ROUNDING_NOTE
@@ -106,8 +106,9 @@ def inline_result(result: str, is_error: bool = False, asked: str = "", expressi
 
 
 _WHOLE = re.compile(
-    rf"\b(?:full|whole|complete|left ?over|remain(?:s|ing|der)?|left)\b|{FILLS}", re.IGNORECASE
+    rf"\b(?:full|whole|complete|left ?over|remain(?:s|ing|der)?|left)\b|{FILLS}|{NEEDS}", re.IGNORECASE
 )
+_NEEDS = re.compile(NEEDS, re.IGNORECASE)
 _DIVISION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
@@ -117,7 +118,11 @@ def whole_groups(asked: str, expression: str) -> str:
     if match is None or not _WHOLE.search(asked):
         return ""
     whole, left = divmod(int(match.group(1)), int(match.group(2)) or 1)
-    return f": {whole} whole, {left} left over" if left else ""
+    if not left:
+        return ""
+    if _NEEDS.search(asked):  # "how many packs do I need": the rest needs one more
+        return f": {whole} full, {left} left over, so {whole + 1} to hold them all"
+    return f": {whole} whole, {left} left over"
 
 
 def _rounded(decimal: str) -> str:

@@ -9,6 +9,7 @@ import pytest
 
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
+from app.calculon.worked import inline_result
 from app.core.tools import USER_SOURCE, Source
 
 
@@ -39,6 +40,7 @@ from app.core.tools import USER_SOURCE, Source
         # one number: no candidate formula at all before, and the model answered alone
         ("My phone bill is $40 a month. How much do I pay in a year?", "40 × 12", 480),
         ("Sara saves $5 a day. How much does she save in a week?", "5 × 7", 35),
+        ("A pack has 6 cans. How many packs do I need for 45 cans?", "45 ÷ 6", 7.5),
         ("How many eggs are in 5 dozen?", "5 × 12", 60),
         ("A baker sold five dozen cookies. How many cookies did she sell?", "5 × 12", 60),
     ],
@@ -89,3 +91,19 @@ def test_a_count_of_dozens_and_the_dozen_back_the_formula_that_multiplies_them()
     asked = Source("A baker sold five dozen cookies. How many cookies did she sell?", USER_SOURCE)
     product = Source("60", 'evaluate("5 * 12")', "calculator")
     assert CalculonVerifier().check("5 × 12 = 60.", [asked, product]).verified
+
+
+def test_groups_needed_are_the_whole_ones_and_one_more_for_the_rest_and_the_calculator_backs_it():
+    asked = "A pack has 6 cans. How many packs do I need for 45 cans?"
+    assert inline_result("7.5", asked=asked, expression="45 / 6") == (
+        "= 7.5: 7 full, 3 left over, so 8 to hold them all"
+    )
+    sources = [Source(asked, USER_SOURCE), Source("7.5", 'evaluate("45 / 6")', "calculator")]
+    verifier = CalculonVerifier()
+    assert verifier.check("45 ÷ 6 = 7.5: 7 full, 3 left over, so 8 to hold them all.", sources).verified
+    assert verifier.check("45 ÷ 6 = 7.5, so 9 packs.", sources).unbacked == ("9",)
+
+
+def test_a_need_with_no_group_size_in_the_story_is_not_read_as_groups():
+    story = "Sam has 5 apples. He wants 12 apples. How many apples does he need?"
+    assert ranked(story)[0].candidate.shown == "12 − 5"
