@@ -19,6 +19,7 @@ from app.calculon.candidates import Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, compared
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
+from app.calculon.proportion import scaled_rate
 
 # "My rent is 30% of my pay. How much is left?": a share of it gone
 _OF_LEFT = re.compile(r"%\s+of\b.*\b(?:left|remain\w*)\b")
@@ -82,6 +83,7 @@ def phrased_candidates(
         or changed_in_turn(text, question, found)
         or compared(text, question, found)
         or _in_dozens(text, found)
+        or scaled_rate(text, found)
     )
     if made is not None:
         return [made]
