@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bench._calculon_blind import blind_questions
 from bench._calculon_conversations import conversation_questions
+from bench._calculon_everyday import everyday_questions
 from bench._calculon_fresh import fresh_questions
 from bench._calculon_heldout import heldout_questions
 from bench._calculon_public import corpus_questions
@@ -12,7 +13,7 @@ from bench._no_digits import no_digit_questions
 
 PUBLIC = ("mawps", "svamp", "asdiv", "gsm8k")  # svamp, asdiv and gsm8k (test): held out, checked only
 DEVELOPMENT = ("gsm8k_train",)  # GSM8K's train split: for development, never reported as a result
-SETS = ("main", "heldout", "fresh", "blind", "conversation", "no_digits", *PUBLIC, *DEVELOPMENT)
+SETS = ("main", "heldout", "fresh", "blind", "everyday", "conversation", "no_digits", *PUBLIC, *DEVELOPMENT)
 
 
 def questions_of(name: str, limit: int = 0, sample: int = 0) -> list[list[Question]]:
@@ -26,9 +27,12 @@ def questions_of(name: str, limit: int = 0, sample: int = 0) -> list[list[Questi
         return [[q] for q in (chosen[:limit] if limit else chosen)]
     if name == "no_digits":  # every one, whatever the limit: the set is small and each kind counts
         return [[q] for q in no_digit_questions()]
-    pool = {"heldout": heldout_questions, "fresh": fresh_questions, "blind": blind_questions}.get(
-        name, all_questions
-    )()
+    pool = {
+        "heldout": heldout_questions,
+        "fresh": fresh_questions,
+        "blind": blind_questions,
+        "everyday": everyday_questions,
+    }.get(name, all_questions)()
     return [[q] for q in select(pool, limit)]
 
 

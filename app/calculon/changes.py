@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.calculon.candidates import MAX_NUMBERS, Candidate, Quantity
+from app.calculon.candidates import MAX_NUMBERS, MORE_STEPS, Candidate, Quantity
 from app.calculon.evaluate import Node
 
 # Verbs that say which way an amount goes. "bought", "made" and "took" are in neither: buying
@@ -80,8 +80,13 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
     what is left: the first amount with each change applied in the story's order."""
     if not 3 <= len(found) <= MAX_NUMBERS or any(q.text.endswith("/100)") or q.value <= 0 for q in found):
         return None
+    if any(q.value < 1 for q in found):  # "gave 3/8 of the cards": a share, not an amount
+        return None
     asked = question.lower()
     if not _AT_THE_END.search(asked) or _NOT_THE_END.search(asked) or not _same_holder(text, question):
+        return None
+    start = len(text) - len(question)  # a number in the question is what it asks with, no change
+    if any(q.start >= start for q in found) or MORE_STEPS.search(text):
         return None
     first = _segment(text, found[0]).lower()
     if not _HOLDS.search(first) or _TAKES.search(first) or _ADDS.search(first):
@@ -94,7 +99,7 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
         said = _segment(text, found[i]).lower()
         takes, adds = bool(_TAKES.search(said)), bool(_ADDS.search(said))
         if takes == adds:
-            if takes or not sign or not _same_sentence(text, found[i - 1], found[i]):
+            if takes or not sign or not _carries_on(text, found[i - 1], found[i], said):
                 return None  # both, or neither with nothing before it to carry on
         else:
             sign = "-" if takes else "+"
@@ -116,6 +121,8 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
         or any(q.text.endswith("/100)") for q in found)
         or _ASKS_THE_GAP.search(question.lower())
     ):
+        return None
+    if MORE_STEPS.search(text):  # "3 times more than Sally" multiplies
         return None
     for gap in range(2):
         sentence = _sentence(text, found[gap])
@@ -163,8 +170,11 @@ def _sentence(text: str, quantity: Quantity) -> str:
     return text[_sentence_start(text, quantity) : (end.start() if end else len(text))]
 
 
-def _same_sentence(text: str, a: Quantity, b: Quantity) -> bool:
-    return _SENTENCE.search(text, a.end, b.start) is None
+def _carries_on(text: str, before: Quantity, quantity: Quantity, segment: str) -> bool:
+    """ "spent 12 on lunch and 8 on a book": a number opening a short phrase of its own in the same
+    sentence takes the verb before it; "a further 489 loaves are delivered" has a verb we cannot read."""
+    opens = segment.strip().startswith(text[quantity.start : quantity.end].lower())
+    return opens and len(segment.split()) <= 5 and _SENTENCE.search(text, before.end, quantity.start) is None
 
 
 def _one_of(text: str, first: str, second: str) -> str | None:

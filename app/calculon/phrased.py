@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 
-from app.calculon.candidates import Candidate, Quantity, clause, written
+from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, compared
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
@@ -39,6 +39,10 @@ _AFTER = re.compile(
 _PART = re.compile(
     r"\b(?:tip|tax|taxes|discount|interest|commission|markup|surcharge|raise|fee|save|saved|saves|savings)\b"
 )
+# "the cost before tax", "the original price", "the rate", "over 2 years": not the share alone
+_BACKWARDS = re.compile(
+    r"\b(?:before|original|originally|without|excluding|msrp|list price|marked price|rate|years?|months?)\b"
+)
 # "how many boxes can she fill": whole groups, as "how many full boxes" asks (app.calculon.worked too)
 FILLS = r"\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b"
 # "how many packs do I need": whole groups and one more for what is left over (app.calculon.worked too)
@@ -51,8 +55,14 @@ _HOLDER = re.compile(
     r"\b(?:holds?|fits?|seats?|carr(?:y|ies)|each|every|per)\b"
     r"|\ba (?:pack|box|bag|crate|case|carton|tray) (?:has|of)\b"
 )
+_HOW_MANY = re.compile(r"\bhow many\b")
+_COMPARES = re.compile(r"\b(?:more|less|fewer|than)\b")
+_COUNTED = re.compile(r"\bhow many (\w+)")
+_TOGETHER = re.compile(r"\b(?:in all|total|altogether|together|they|both)\b")
 _DOZENS = re.compile(r"(?!an?\b)\S.*[ \t-]dozen", re.IGNORECASE)  # "5 dozen", "five dozen", not "a dozen"
-_AVERAGE = re.compile(r"\b(?:average|mean)\b")
+# "What was his average score?"; not "what must she score next to keep an average of 85"
+_ASKS_AVERAGE = re.compile(r"\b(?:what|find|calculate|compute)\b[^?]*\b(?:average|mean)\b")
+_AVERAGE_GIVEN = re.compile(r"\b(?:need|needs|must|should|least|most|higher|lower|more|less|next|last)\b")
 _CLAUSE_ENDS = (".", "?", "!", ",", ";")
 # how many of the first period the second holds, where the calendar fixes it: no month in days,
 # and no hours in a day ("$15 an hour, how much in a day" means a working day)
@@ -94,7 +104,10 @@ def _over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candi
     """ "My phone bill is $40 a month. How much do I pay in a year?": one amount a period, asked over
     a longer one the calendar fixes, is that amount times how many of the first the second holds
     (12, the months in a year, backed by the question's "year": :mod:`app.calculon.implied`)."""
-    if len(found) != 1:
+    if len(found) != 1 or MORE_STEPS.search(_RATE.sub(" ", text.lower())):  # its own rate is no step
+        return None
+    counted = _COUNTED.search(question.lower())  # "1.5 gallons a day: how many quarts a week" converts too
+    if counted and counted[1] not in text[: len(text) - len(question)].lower():
         return None
     rate, over = _RATE.search(clause(text, found[0], _CLAUSE_ENDS).lower()), _OVER.search(question.lower())
     if rate is None or over is None:
@@ -114,6 +127,9 @@ def _in_dozens(text: str, found: Sequence[Quantity]) -> Candidate | None:
     model is left alone with 60 and no formula to call)."""
     if len(found) != 1 or not _DOZENS.fullmatch(text[found[0].start : found[0].end]):
         return None
+    # "4 friends each have 9 dozen", "1 dozen quarters: how much money", "2 dozen a day for a week"
+    if MORE_STEPS.search(text) or not _HOW_MANY.search(text.lower()) or _TOGETHER.search(text.lower()):
+        return None
     count = found[0].value / 12
     node = Node(
         "*", (Node("num", value=count, text=written(count)), Node("num", value=Fraction(12), text="12"))
@@ -125,9 +141,11 @@ def _averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate 
     """ "Tom scored 12, 15 and 18 points in three games. What was his average score?": the sum of
     the one list of numbers the story gives, divided by how many it holds (a formula of four
     numbers, out of the candidates' reach: they read (15 + 18) ÷ 3)."""
-    if not _AVERAGE.search(question.lower()):
+    if not _ASKS_AVERAGE.search(question.lower()) or _AVERAGE_GIVEN.search(question.lower()):
         return None
-    lists = [run for run in listed_runs(text, found) if len(run) >= 2]
+    if MORE_STEPS.search(text) or _COMPARES.search(text.lower()):  # "$12 each", "6 pounds less than"
+        return None
+    lists = [run for run in listed_runs(text, found) if len(run) >= 3]
     if len(lists) != 1:
         return None
     listed = lists[0]
@@ -154,6 +172,10 @@ def _changed(
     if len(shares) != 1:
         return []
     share = shares[0]
+    # one amount and one percentage: with more numbers, the change is one step of several (GSM8K's train
+    # split: 123 stories read so, 10 right); "the cost before tax", "the msrp": asked backwards
+    if len(found) != 2 or _BACKWARDS.search(question.lower()):
+        return []
     if not _AFTER.search(question.lower()):
         if not _PART.search(question.lower()):
             return []
@@ -173,9 +195,16 @@ def _grouped(
     need for 45": the larger of two whole numbers divided by the smaller (what is left over, and the
     one more group it needs, are the answer's to say: app.calculon.worked)."""
     asked = question.lower()
-    if len(found) != 2 or not (
-        _WHOLE.search(asked) or (_NEEDS.search(asked) and _HOLDER.search(text.lower()))
-    ):
+    start = len(text) - len(question)
+    # "how many vans do we need for 30 people": the number to group is the question's own
+    need = _NEEDS.search(asked)
+    needs = (
+        need is not None
+        and _HOLDER.search(text.lower()) is not None
+        and not MULTIPLIERS.search(text)
+        and any(q.start >= start + need.end() for q in found)
+    )
+    if len(found) != 2 or not (_WHOLE.search(asked) or needs):
         return []
     if any(q.value.denominator != 1 or q.value <= 0 for q in found):
         return []

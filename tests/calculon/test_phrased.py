@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.calculon.candidates import candidates, quantities
+from app.calculon.phrased import phrased_candidates
 from app.calculon.provenance import CalculonVerifier
 from app.calculon.ranker import ranked
 from app.calculon.worked import inline_result
@@ -107,3 +109,24 @@ def test_groups_needed_are_the_whole_ones_and_one_more_for_the_rest_and_the_calc
 def test_a_need_with_no_group_size_in_the_story_is_not_read_as_groups():
     story = "Sam has 5 apples. He wants 12 apples. How many apples does he need?"
     assert ranked(story)[0].candidate.shown == "12 − 5"
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # the average is given, and the question asks for a missing score
+        "My scores are 70, 80 and 90. What must I score next to keep an average of 85?",
+        # a price each: a weighted average, not the mean of the numbers written
+        "I bought 8 pens for $2 each and 4 pens for $3 each. What is the average price per pen?",
+        # the rate is "twice a day", not one a day
+        "Jo walks 2 km twice a day. How far does she walk in a week?",
+        # asked backwards: the price before the tax
+        "I paid $84 including 12% tax. What was the price before tax?",
+        # the count is in other units than the dozens
+        "Nan saved 1 dozen quarters. How much money does she have?",
+    ],
+)
+def test_a_story_with_more_steps_than_a_phrasing_rule_reads_is_left_to_the_ranker(story):
+    question = story[story.rindex(". ") + 2 :]
+    found = quantities(story)
+    assert phrased_candidates(story, question, found, candidates(found)) == []
