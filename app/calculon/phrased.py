@@ -88,19 +88,19 @@ def phrased_candidates(
 ) -> list[Candidate]:
     """The candidates the story's phrasing leaves, in ``pool``'s order; [] where no rule holds."""
     made = (
-        _averaged(text, question, found)
-        or _over_a_period(text, question, found)
+        averaged(text, question, found)
+        or over_a_period(text, question, found)
         or changed_in_turn(text, question, found)
         or compared(text, question, found)
-        or _in_dozens(text, found)
+        or in_dozens(text, found)
         or scaled_rate(text, found)
     )
     if made is not None:
         return [made]
-    return _changed(text, question, found, pool) or _grouped(text, question, found, pool)
+    return changed(text, question, found, pool) or grouped(text, question, found, pool)
 
 
-def _over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+def over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
     """ "My phone bill is $40 a month. How much do I pay in a year?": one amount a period, asked over
     a longer one the calendar fixes, is that amount times how many of the first the second holds
     (12, the months in a year, backed by the question's "year": :mod:`app.calculon.implied`)."""
@@ -122,7 +122,7 @@ def _over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candi
     return Candidate(node, found[0].value * factor, (0,), ((0, "mul"),), ("*",))
 
 
-def _in_dozens(text: str, found: Sequence[Quantity]) -> Candidate | None:
+def in_dozens(text: str, found: Sequence[Quantity]) -> Candidate | None:
     """ "How many eggs are in 5 dozen?": the one number is a count of dozens, so 5 × 12 (else the
     model is left alone with 60 and no formula to call)."""
     if len(found) != 1 or not _DOZENS.fullmatch(text[found[0].start : found[0].end]):
@@ -137,7 +137,7 @@ def _in_dozens(text: str, found: Sequence[Quantity]) -> Candidate | None:
     return Candidate(node, found[0].value, (0,), ((0, "mul"),), ("*",))
 
 
-def _averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+def averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
     """ "Tom scored 12, 15 and 18 points in three games. What was his average score?": the sum of
     the one list of numbers the story gives, divided by how many it holds (a formula of four
     numbers, out of the candidates' reach: they read (15 + 18) ÷ 3)."""
@@ -162,7 +162,7 @@ def _averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate 
     return Candidate(Node("/", (total, divisor)), value, used, roles, ("/", *["+"] * (count - 1)))
 
 
-def _changed(
+def changed(
     text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
 ) -> list[Candidate]:
     """One percentage, a word beside it (or in the question) that says on or off, and a question
@@ -188,7 +188,7 @@ def _changed(
     return [c for c in pool if len(c.used) == 2 and (share, role) in c.roles]
 
 
-def _grouped(
+def grouped(
     text: str, question: str, found: Sequence[Quantity], pool: Sequence[Candidate]
 ) -> list[Candidate]:
     """ "How many full bags ...", "how many boxes can she fill", "a pack has 6: how many packs do I

@@ -52,7 +52,7 @@ def ranked(text: str, weights: Mapping[str, float] | None = None, top: int = 5) 
     found = quantities(text)
     pool = candidates(found)
     if not pool:  # one number: only a phrasing that names the other ("$40 a month ... in a year")
-        alone = phrased_candidates(text, text[_question_start(text) :], found, [])
+        alone = phrased_candidates(text, text[question_start(text) :], found, [])
         return [Ranked(c, 1.0) for c in alone[:top]]
     w = weights if weights is not None else load_weights()
     context = Context.of(text, found)
@@ -60,7 +60,7 @@ def ranked(text: str, weights: Mapping[str, float] | None = None, top: int = 5) 
     ordered = [c for _, c in scored]
     # "What is 20% of my pay?"; "I tip 15%. How much in total?"; "How many full bags of 3 ...?"
     share = share_candidates(text, found, ordered) or phrased_candidates(
-        text, text[_question_start(text) :], found, ordered
+        text, text[question_start(text) :], found, ordered
     )
     if share:  # the phrasing's own order, each with its score
         score_of = {id(c): s for s, c in scored}
@@ -97,7 +97,7 @@ class Context:
     @classmethod
     def of(cls, text: str, found: Sequence[Quantity]) -> Context:
         lowered = text.lower()
-        start = _question_start(text)
+        start = question_start(text)
         question = set(_stems(lowered[start:]))
         near = tuple(frozenset(_near(lowered, q)) for q in found)
         inside = frozenset(i for i, q in enumerate(found) if q.start >= start)
@@ -182,7 +182,7 @@ def _cue_table() -> dict[str, str]:
     return {_stem(word): kind for kind, words in _CUE_WORDS.items() for word in words.split()}
 
 
-def _question_start(text: str) -> int:
+def question_start(text: str) -> int:
     """Where the question sentence starts: the last sentence that asks, or the last one."""
     ends = [m.end() for m in re.finditer(r"(?<=[.!?])\s+", text.rstrip())]
     asks = [i for i, end in enumerate([*ends, len(text)]) if "?" in text[(ends[i - 1] if i else 0) : end]]
