@@ -38,34 +38,11 @@ _NOT_THE_END = re.compile(r"\b(?:more|fewer|less|than|need|needs|each|every|per|
 _SEGMENT = re.compile(r"[.,;!?]|\b(?:and|then|but)\b")
 _SENTENCE = re.compile(r"[.!?]")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
-_NOT_NAMES = {
-    "How",
-    "What",
-    "Who",
-    "Which",
-    "When",
-    "If",
-    "The",
-    "A",
-    "An",
-    "There",
-    "She",
-    "He",
-    "They",
-    "It",
-    "We",
-    "I",
-    "His",
-    "Her",
-    "Their",
-    "Then",
-    "After",
-    "At",
-    "In",
-    "On",
-    "Each",
-    "Every",
-}
+# capitalised words that open a sentence or stand for a person without naming one
+_NOT_NAMES = frozenset(
+    re.findall(r"\w+", "How What Who Which When If The A An There She He They It We I His Her Their")
+    + re.findall(r"\w+", "Then After At In On Each Every")
+)
 _UP = {"more", "older", "taller", "longer", "heavier", "bigger", "greater", "higher", "later"}
 _DOWN = {"fewer", "less", "younger", "shorter", "lighter", "smaller", "cheaper", "lower", "earlier"}
 _COMPARED = re.compile(rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+([A-Z][a-z]+)\b")
@@ -109,6 +86,7 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
         ops.insert(0, sign)
     if value < 0:
         return None
+    roles[0] = (0, "sub_l" if ops[-1] == "-" else "add")  # as the first change takes it
     return Candidate(node, value, tuple(range(len(found))), tuple(roles), tuple(ops))
 
 
