@@ -43,6 +43,11 @@ class Quantity:
     end: int
     text: str
 
+    @property
+    def node(self) -> Node:
+        """The quantity as a formula's leaf, written as the story's reading writes it."""
+        return Node("num", value=self.value, text=self.text)
+
 
 @dataclasses.dataclass(frozen=True)
 class Candidate:
@@ -118,7 +123,7 @@ def _percent_changes(found: Sequence[Quantity]) -> Iterator[Candidate]:
             for op, factor, role in changes:
                 node = Node(
                     op,
-                    (Node("num", value=base.value, text=base.text), Node("num", value=q.value, text=shown)),
+                    (base.node, Node("num", value=q.value, text=shown)),
                 )
                 roles = ((b, "pct_base"), (p, role))
                 yield Candidate(node, base.value * factor, (b, p), roles, (f"{op}%",))
@@ -144,7 +149,7 @@ def _trees(found: Sequence[Quantity], chosen: Sequence[int]) -> Iterator[Candida
 
 def _leaf(found: Sequence[Quantity], index: int) -> Candidate:
     q = found[index]
-    node = Node("num", value=q.value, text=q.text)
+    node = q.node
     return Candidate(node, q.value, (index,), ((index, "leaf"),), ())
 
 

@@ -68,7 +68,7 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
     first = _segment(text, found[0]).lower()
     if not _HOLDS.search(first) or _TAKES.search(first) or _ADDS.search(first):
         return None
-    node, value = _num(found[0]), found[0].value
+    node, value = found[0].node, found[0].value
     roles: list[tuple[int, str]] = [(0, "sub_l")]
     ops: list[str] = []
     sign = ""
@@ -80,7 +80,7 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
                 return None  # both, or neither with nothing before it to carry on
         else:
             sign = "-" if takes else "+"
-        node = Node(sign, (node, _num(found[i])))
+        node = Node(sign, (node, found[i].node))
         value = value - found[i].value if sign == "-" else value + found[i].value
         roles.append((i, "sub_r" if sign == "-" else "add"))
         ops.insert(0, sign)
@@ -123,12 +123,8 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
             return None
         op = "+" if plus else "-"
         roles = ((known, "add" if plus else "sub_l"), (gap, "add" if plus else "sub_r"))
-        return Candidate(Node(op, (_num(found[known]), _num(found[gap]))), value, (known, gap), roles, (op,))
+        return Candidate(Node(op, (found[known].node, found[gap].node)), value, (known, gap), roles, (op,))
     return None
-
-
-def _num(quantity: Quantity) -> Node:
-    return Node("num", value=quantity.value, text=quantity.text)
 
 
 def _segment(text: str, quantity: Quantity) -> str:

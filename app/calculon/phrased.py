@@ -117,7 +117,7 @@ def over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candid
     factor = _PERIODS.get((first, second))
     if factor is None:
         return None
-    amount = Node("num", value=found[0].value, text=found[0].text)
+    amount = found[0].node
     node = Node("*", (amount, Node("num", value=Fraction(factor), text=str(factor))))
     return Candidate(node, found[0].value * factor, (0,), ((0, "mul"),), ("*",))
 
@@ -152,9 +152,9 @@ def averaged(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
     count = len(listed)
     # the count, where the story writes it ("in three games"), is its own number; else a constant
     said = [i for i in range(len(found)) if i not in listed and found[i].value == count]
-    total = Node("num", value=found[listed[0]].value, text=found[listed[0]].text)
+    total = found[listed[0]].node
     for i in listed[1:]:
-        total = Node("+", (total, Node("num", value=found[i].value, text=found[i].text)))
+        total = Node("+", (total, found[i].node))
     divisor = Node("num", value=Fraction(count), text=str(count))
     used = (*listed, *said[:1])
     roles = tuple((i, "add") for i in listed) + tuple((i, "div_r") for i in said[:1])

@@ -31,8 +31,7 @@ def scaled_rate(text: str, found: Sequence[Quantity]) -> Candidate | None:
         asked = 3 - first - (first + 1)  # the one left of 0, 1, 2
         if not unit or _unit(text, found[asked]) != unit:
             return None
-        a, b, c = (Node("num", value=q.value, text=q.text) for q in (amount, found[asked], batch))
-        node = Node("/", (Node("*", (a, b)), c))
+        node = Node("/", (Node("*", (amount.node, found[asked].node)), batch.node))
         value = amount.value * found[asked].value / batch.value
         roles = ((first, "mul"), (asked, "mul"), (first + 1, "div_r"))
         return Candidate(node, value, (first, asked, first + 1), roles, ("/", "*"))
