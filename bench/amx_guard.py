@@ -87,7 +87,7 @@ def main() -> int:
             figures[side]["write"].append(write)
             texts[side].add(tuple(written))
     report = _report(args, path, loaded, figures, texts)
-    return publish("AMX guard: both paths on this CPU", report, write=not args.no_write)
+    return publish("## The model's own process", report, write=not args.no_write)
 
 
 def _report(
@@ -100,10 +100,13 @@ def _report(
     reads = _stats.paired(figures[SIDES[0]]["read"], figures[SIDES[1]]["read"])
     writes = _stats.paired(figures[SIDES[0]]["write"], figures[SIDES[1]]["write"])
     same = len(texts[SIDES[0]] | texts[SIDES[1]]) == 1
+    which = f"--model {path.name}" if args.model else f"--builtin {args.builtin}"
     lines = [
-        f"Command: `python -m bench amx_guard --rounds {args.rounds} --prompt {args.prompt}"
-        f" --tokens {args.tokens}`"
-        f" on {path.name}; the CPU {'reports' if cpu_reports_amx() else 'does not report'} AMX.",
+        "### The loader's AMX guard, both paths on one CPU",
+        "",
+        f"Command: `python -m bench amx_guard {which}"
+        f" --rounds {args.rounds} --prompt {args.prompt} --tokens {args.tokens}`;"
+        f" the CPU {'reports' if cpu_reports_amx() else 'does not report'} AMX.",
         "",
         "| | buffers llama.cpp chose | prompt tokens/s (median) | generated tokens/s (median) |",
         "|---|---|---|---|",

@@ -113,6 +113,38 @@ def asks_of_time(text: str) -> bool:
     return bool(_OF_TIME.search(plain)) or bool(named_zones(plain))
 
 
+# A time of day the request gives: "9:30", "3 pm", "noon". Not "at 3" (a count as often as an hour).
+_CLOCK_TIME = re.compile(
+    r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midnight)\b", re.IGNORECASE
+)
+_CLOCK_ARGUMENT = re.compile(r"^(?:\w+_)?time$", re.IGNORECASE)
+
+
+def gives_clock_time(text: str) -> bool:
+    """Whether ``text`` gives a time of day ("if it's 9:30 in New York")."""
+    return bool(_CLOCK_TIME.search(text))
+
+
+def takes_clock_time(schema: object) -> bool:
+    """Whether a tool needs a time of day from the request: a required string argument called
+    ``time`` (or ``..._time``) that is no time zone. The time server's convert_time ("Time to
+    convert in 24-hour format (HH:MM)") ranked first for "What hour is it in Tokyo right now?",
+    which gives no time to convert: the model would have to make one up."""
+    if not isinstance(schema, Mapping):
+        return False
+    properties, required = schema.get("properties"), schema.get("required")
+    if not isinstance(properties, Mapping) or not isinstance(required, Sequence):
+        return False
+    return any(
+        isinstance(name, str)
+        and _CLOCK_ARGUMENT.search(name) is not None
+        and not _ZONE_ARGUMENT.search(name)
+        and isinstance(properties.get(name), Mapping)
+        and properties[name].get("type", "string") == "string"
+        for name in required
+    )
+
+
 def keeps_time(schema: object) -> bool:
     """Whether a tool's input schema has a time-zone argument (``timezone``, ``source_tz`` ...)."""
     properties = schema.get("properties") if isinstance(schema, Mapping) else None

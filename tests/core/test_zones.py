@@ -11,7 +11,7 @@ import pytest
 from app.core import events as ev
 from app.core.messages import ToolSpec
 from app.core.session import ChatSession
-from app.core.zones import asks_of_time, choices, named_zones, with_zones
+from app.core.zones import asks_of_time, choices, gives_clock_time, named_zones, takes_clock_time, with_zones
 from app.llm.local.schema_grammar import tool_rules
 from app.llm.local.syntaxes import HERMES
 from app.llm.scripted import ScriptedBackend
@@ -126,3 +126,51 @@ def test_a_tool_taking_a_time_zone_is_ruled_out_where_the_question_asks_nothing_
     priced = ruled_out("According to the pricing page, what would the Team plan cost for 6 users?")
     assert priced(convert) and not priced(fetch)
     assert not ruled_out("What time is it in Lima when it is 15:00 in Berlin?")(convert)
+
+
+NOW = ToolSpec(
+    "get_current_time",
+    "Get the current time in a zone",
+    {"type": "object", "properties": {"timezone": {"type": "string"}}, "required": ["timezone"]},
+)
+
+
+@pytest.mark.parametrize(
+    ("asked", "gives"),
+    [
+        ("If it's 9:30 in New York, what time is that in London?", True),
+        ("The call is at 3 pm in Berlin; what is that in Lima?", True),
+        ("Is noon in Paris still morning in Chicago?", True),
+        ("What hour is it in Tokyo right now?", False),
+        ("I bought 3 apples at 2 dollars each.", False),
+    ],
+)
+def test_a_time_of_day_is_given_only_where_the_words_hold_a_clock_reading(asked: str, gives: bool) -> None:
+    assert gives_clock_time(asked) is gives
+
+
+def test_only_a_required_time_of_day_argument_needs_one_from_the_request() -> None:
+    assert takes_clock_time(CONVERT.input_schema)
+    assert not takes_clock_time(NOW.input_schema)  # a zone, not a time of day
+    optional = {"type": "object", "properties": {"time": {"type": "string"}}}
+    assert not takes_clock_time(optional)  # the tool can go without it
+
+
+def test_a_tool_needing_a_time_of_day_is_ruled_out_where_the_request_gives_none_and_first_where_it_does() -> (
+    None
+):
+    from app.core.offer import ranked_offer, ruled_out
+    from app.core.tools import ToolInfo
+
+    convert, now = (ToolInfo("time", s.name, s.name, s.description, s.input_schema) for s in (CONVERT, NOW))
+    assert ruled_out("What hour is it in Tokyo right now?")(convert)
+    assert not ruled_out("What hour is it in Tokyo right now?")(now)
+    asked = "If it's 9:30 in New York, what time is that in London?"
+    assert not ruled_out(asked)(convert)
+
+    class RankedNowFirst:  # a selector's answer as retrieval gave it for this request
+        def select(self, context: str, tools: list[ToolInfo]) -> list[tuple[ToolInfo, float]]:
+            return [(now, 0.9), (convert, 0.8)]
+
+    offered, _ = ranked_offer(RankedNowFirst(), [now, convert], asked, lambda tool: True)  # type: ignore[arg-type]
+    assert [t.name for t, _ in offered] == ["convert_time", "get_current_time"]

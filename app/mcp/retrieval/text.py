@@ -120,6 +120,9 @@ _VERBS = {
     "insert": rf"add{_NOT_A_SUM}|append",
     "memory": r"remember|recall|forget|memori[sz]e|what\s+do\s+you\s+know",
     "sqlite": r"database|sql",  # the reference database server's usual name; its tools say "SQLite"
+    # what people call a folder, file tools call a directory ("Make a new folder called drafts"
+    # ranked create_table, by "make" and "new", over create_directory)
+    "directory": r"folders?",
     # what people ask of a thing's size and of the present; tools say "size" and "current"
     "size": r"how\s+(?:big|large|small|heavy)|bytes",
     "current": r"now|currently|at\s+the\s+moment",

@@ -65,3 +65,9 @@ def test_a_request_s_verb_outranks_nouns_a_reading_tool_shares() -> None:
 
     scores = index.scores("Create a file shopping.txt listing eggs, flour and sugar, one per line.", None)
     assert scores.hybrid[index.rows["write_file"]] > scores.hybrid[index.rows["read_text_file"]]
+
+
+def test_a_folder_is_a_directory_as_file_tools_name_it() -> None:
+    assert "directory" in query_words("Make a new folder called drafts")
+    assert "directory" in query_words("Which files are in my projects folders?")
+    assert "directory" not in query_words("Make a new table called orders")
