@@ -118,6 +118,7 @@ _CLOCK_TIME = re.compile(
     r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midnight)\b", re.IGNORECASE
 )
 _CLOCK_ARGUMENT = re.compile(r"^(?:\w+_)?time$", re.IGNORECASE)
+_TIME_OF_DAY_SAID = re.compile(r"\bHH:MM\b|\b(?:12|24)-hour\b", re.IGNORECASE)
 
 
 def gives_clock_time(text: str) -> bool:
@@ -127,9 +128,10 @@ def gives_clock_time(text: str) -> bool:
 
 def takes_clock_time(schema: object) -> bool:
     """Whether a tool needs a time of day from the request: a required string argument called
-    ``time`` (or ``..._time``) that is no time zone. The time server's convert_time ("Time to
-    convert in 24-hour format (HH:MM)") ranked first for "What hour is it in Tokyo right now?",
-    which gives no time to convert: the model would have to make one up."""
+    ``time`` (or ``..._time``) whose schema says it is a time of day (``format: time``, or "HH:MM"
+    or "24-hour" in its description); a date-time or a zone is not one. The time server's
+    convert_time ("Time to convert in 24-hour format (HH:MM)") ranked first for "What hour is it
+    in Tokyo right now?", which gives no time to convert: the model would have to make one up."""
     if not isinstance(schema, Mapping):
         return False
     properties, required = schema.get("properties"), schema.get("required")
@@ -139,10 +141,16 @@ def takes_clock_time(schema: object) -> bool:
         isinstance(name, str)
         and _CLOCK_ARGUMENT.search(name) is not None
         and not _ZONE_ARGUMENT.search(name)
-        and isinstance(properties.get(name), Mapping)
-        and properties[name].get("type", "string") == "string"
+        and _time_of_day(properties.get(name))
         for name in required
     )
+
+
+def _time_of_day(spec: object) -> bool:
+    if not isinstance(spec, Mapping) or spec.get("type", "string") != "string":
+        return False
+    said = str(spec.get("description", ""))
+    return spec.get("format") == "time" or bool(_TIME_OF_DAY_SAID.search(said))
 
 
 def keeps_time(schema: object) -> bool:

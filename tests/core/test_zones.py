@@ -26,7 +26,7 @@ CONVERT = ToolSpec(
         "type": "object",
         "properties": {
             "source_timezone": {"type": "string"},
-            "time": {"type": "string"},
+            "time": {"type": "string", "description": "Time to convert in 24-hour format (HH:MM)"},
             "target_timezone": {"type": "string", "description": "IANA name"},
         },
         "required": ["source_timezone", "time", "target_timezone"],
@@ -152,8 +152,13 @@ def test_a_time_of_day_is_given_only_where_the_words_hold_a_clock_reading(asked:
 def test_only_a_required_time_of_day_argument_needs_one_from_the_request() -> None:
     assert takes_clock_time(CONVERT.input_schema)
     assert not takes_clock_time(NOW.input_schema)  # a zone, not a time of day
-    optional = {"type": "object", "properties": {"time": {"type": "string"}}}
+    optional = {"type": "object", "properties": {"time": {"type": "string", "format": "time"}}}
     assert not takes_clock_time(optional)  # the tool can go without it
+    event = {"type": "string", "format": "date-time", "description": "When it starts (ISO 8601)"}
+    calendar = {"type": "object", "properties": {"start_time": event}, "required": ["start_time"]}
+    assert not takes_clock_time(calendar)  # "remind me tomorrow" gives a day: no time of day is needed
+    alarm = {"type": "object", "properties": {"alarm_time": {"type": "string", "format": "time"}}}
+    assert takes_clock_time({**alarm, "required": ["alarm_time"]})
 
 
 def test_a_tool_needing_a_time_of_day_is_ruled_out_where_the_request_gives_none_and_first_where_it_does() -> (
