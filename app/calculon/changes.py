@@ -30,7 +30,16 @@ _ADDS = re.compile(
     r"|came|arrived|joined)\b"
 )
 _HOLDS = re.compile(
-    r"\b(?:had|has|have|there (?:were|are|was|is)|started|starts|began|begins|owned|owns|held)\b"
+    r"\b(?:had|has|have|there (?:were|are|was|is)|started|starts|began|begins|owned|owns|held"
+    # what one made or bought is what one has at the start ("A baker made 48 muffins"); later in
+    # the story these say neither way (buying adds apples and takes away dollars)
+    r"|made|makes|baked|bakes|bought|buys)\b"
+)
+# "sold 3 boxes of 12": a count of containers of one size is one amount, the count times the size
+_GROUPS_OF = re.compile(
+    r"\s+(?:[a-z]+\s+)?(?:box|bag|pack|packet|package|crate|case|carton|tray|basket|bundle|row|stack"
+    r"|batch|bunch|bottle|jar|can|roll|sheet)(?:e?s)?\s+of\s+",
+    re.IGNORECASE,
 )
 # a question about the amount at the end, not about the changes ("how many did she give away")
 _AT_THE_END = re.compile(r"\b(?:left|remain\w*|now|in the end|at the end|end up|ends up)\b")
@@ -70,9 +79,9 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
         return None
     node, value = found[0].node, found[0].value
     roles: list[tuple[int, str]] = [(0, "sub_l")]
-    ops: list[str] = []
-    sign = ""
-    for i in range(1, len(found)):
+    ops: tuple[str, ...] = ()  # outer first, as candidates.py orders them
+    sign = first = ""
+    for i, size in _changes(text, found):
         said = _segment(text, found[i]).lower()
         takes, adds = bool(_TAKES.search(said)), bool(_ADDS.search(said))
         if takes == adds:
@@ -80,14 +89,33 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
                 return None  # both, or neither with nothing before it to carry on
         else:
             sign = "-" if takes else "+"
-        node = Node(sign, (node, found[i].node))
-        value = value - found[i].value if sign == "-" else value + found[i].value
-        roles.append((i, "sub_r" if sign == "-" else "add"))
-        ops.insert(0, sign)
-    if value < 0:
+        first = first or sign
+        change, amount = found[i].node, found[i].value
+        if size is None:
+            roles.append((i, "sub_r" if sign == "-" else "add"))
+            ops = (sign, *ops)
+        else:  # "3 boxes of 12": 3 × 12
+            change, amount = Node("*", (change, found[size].node)), amount * found[size].value
+            roles += [(i, "mul"), (size, "mul")]
+            ops = (sign, *ops, "*")
+        node = Node(sign, (node, change))
+        value = value - amount if sign == "-" else value + amount
+    if value < 0 or not ops:
         return None
-    roles[0] = (0, "sub_l" if ops[-1] == "-" else "add")  # as the first change takes it
-    return Candidate(node, value, tuple(range(len(found))), tuple(roles), tuple(ops))
+    roles[0] = (0, "sub_l" if first == "-" else "add")  # as the first change takes it
+    return Candidate(node, value, tuple(range(len(found))), tuple(roles), ops)
+
+
+def _changes(text: str, found: Sequence[Quantity]) -> list[tuple[int, int | None]]:
+    """Each later number that is a change, with the number that gives its size where it counts
+    containers of one size ("3 boxes of 12": the 3, with the 12 as its size)."""
+    out: list[tuple[int, int | None]] = []
+    i = 1
+    while i < len(found):
+        grouped = i + 1 < len(found) and _GROUPS_OF.fullmatch(text, found[i].end, found[i + 1].start)
+        out.append((i, i + 1 if grouped else None))
+        i += 2 if grouped else 1
+    return out
 
 
 def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:

@@ -50,6 +50,29 @@ def test_an_amount_changed_by_each_verb_in_turn_is_read_in_the_storys_order(stor
 
 
 @pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was (48 − 12) ÷ 3: the right number from a wrong formula
+        ("A baker made 48 muffins and sold 3 boxes of 12. How many muffins are left?", "48 − 3 × 12", 12),
+        (
+            "Ann bought 60 eggs. She used 2 trays of 15 and ate 4. How many eggs are left?",
+            "60 − 2 × 15 − 4",
+            26,
+        ),
+        (
+            "A shop had 100 cans. It received 5 cases of 24. How many cans does it have now?",
+            "100 + 5 × 24",
+            220,
+        ),
+    ],
+)
+def test_a_count_of_containers_of_one_size_is_one_change_and_what_was_made_is_the_start(
+    story, formula, value
+):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
     "story",
     [
         # buying adds apples and takes away dollars: no verb here says which
