@@ -79,7 +79,7 @@ def ranked_offer(
     chosen = selector.select(context, every) if selector is not None else None
     if chosen is None:
         return [(t, 1.0) for t in every], False
-    chosen = _taking_the_time_first(context, chosen)
+    chosen = _by_time_of_day(context, chosen)
     dropped = [(t, score) for t, score in chosen if not keep(t)]
     if not dropped:
         return chosen, True
@@ -89,13 +89,15 @@ def ranked_offer(
     return [*dropped, *kept, *_next_ranked(selector, context, spare, len(dropped))], True
 
 
-def _taking_the_time_first(context: str, chosen: Offered) -> Offered:
-    """Where the request gives a time of day, the tools that take one come first. For "If it's
-    9:30 in New York, what time is that in London?" get_current_time ranked above convert_time:
-    called, it answers with the time now and leaves the 9:30 unused."""
-    if not gives_clock_time(context):
-        return chosen
-    return sorted(chosen, key=lambda pair: not takes_clock_time(pair[0].input_schema))
+def _by_time_of_day(context: str, chosen: Offered) -> Offered:
+    """The tools that need a time of day (app.core.zones.takes_clock_time) first where the request
+    gives one, last where it gives none. For "If it's 9:30 in New York, what time is that in
+    London?" get_current_time ranked above convert_time, and a call of it leaves the 9:30 unused;
+    for "What hour is it in Tokyo right now?" convert_time ranked first, with no time to convert.
+    Last, not left out: for "How many hours ahead of London is Tokyo right now?" the 1.5B model
+    converted a time of its own choosing, and the hours between the zones were right."""
+    gives = gives_clock_time(context)
+    return sorted(chosen, key=lambda pair: takes_clock_time(pair[0].input_schema) != gives)
 
 
 def _next_ranked(selector: ToolSelector | None, context: str, tools: list[ToolInfo], count: int) -> Offered:
@@ -189,17 +191,12 @@ def _fixers(turn: OfferingTurn, offered: Offered) -> Offered:
 
 
 def ruled_out(asked: str) -> Callable[[ToolInfo], bool]:
-    """Whether the request rules a tool out: a deed it declines, a change where it only asks, a
-    tool with a time-zone argument where it asks nothing of time, or one that needs a time of day
-    where it gives none (app.core.zones.takes_clock_time). Asked what 6 users of a $15 plan cost,
-    the 1.5B model had its 90 refused as an idle "90 + 0", then called convert_time from UTC to
-    New York and answered with the hours between them."""
-    said, timeless, no_hour = _said_out(asked), not asks_of_time(asked), not gives_clock_time(asked)
-    return lambda tool: (
-        said(tool)
-        or (timeless and keeps_time(tool.input_schema))
-        or (no_hour and takes_clock_time(tool.input_schema))
-    )
+    """Whether the request rules a tool out: a deed it declines, a change where it only asks, or
+    a tool with a time-zone argument where it asks nothing of time. Asked what 6 users of a $15
+    plan cost, the 1.5B model had its 90 refused as an idle "90 + 0", then called convert_time
+    from UTC to New York and answered with the hours between them."""
+    said, timeless = _said_out(asked), not asks_of_time(asked)
+    return lambda tool: said(tool) or (timeless and keeps_time(tool.input_schema))
 
 
 def _said_out(asked: str) -> Callable[[ToolInfo], bool]:

@@ -161,21 +161,27 @@ def test_only_a_required_time_of_day_argument_needs_one_from_the_request() -> No
     assert takes_clock_time({**alarm, "required": ["alarm_time"]})
 
 
-def test_a_tool_needing_a_time_of_day_is_ruled_out_where_the_request_gives_none_and_first_where_it_does() -> (
-    None
-):
-    from app.core.offer import ranked_offer, ruled_out
+def test_a_tool_needing_a_time_of_day_comes_first_where_the_request_gives_one_and_last_where_not() -> None:
+    from app.core.offer import ranked_offer
     from app.core.tools import ToolInfo
 
     convert, now = (ToolInfo("time", s.name, s.name, s.description, s.input_schema) for s in (CONVERT, NOW))
-    assert ruled_out("What hour is it in Tokyo right now?")(convert)
-    assert not ruled_out("What hour is it in Tokyo right now?")(now)
-    asked = "If it's 9:30 in New York, what time is that in London?"
-    assert not ruled_out(asked)(convert)
 
-    class RankedNowFirst:  # a selector's answer as retrieval gave it for this request
+    class Ranked:  # a selector's answer as retrieval gave it
+        def __init__(self, *order: ToolInfo) -> None:
+            self.order = order
+
         def select(self, context: str, tools: list[ToolInfo]) -> list[tuple[ToolInfo, float]]:
-            return [(now, 0.9), (convert, 0.8)]
+            return [(tool, 1.0 - i / 10) for i, tool in enumerate(self.order)]
 
-    offered, _ = ranked_offer(RankedNowFirst(), [now, convert], asked, lambda tool: True)  # type: ignore[arg-type]
-    assert [t.name for t, _ in offered] == ["convert_time", "get_current_time"]
+    def offered(asked: str, selector: Ranked) -> list[str]:
+        chosen, _ = ranked_offer(selector, [now, convert], asked, lambda tool: True)  # type: ignore[arg-type]
+        return [t.name for t, _ in chosen]
+
+    given = "If it's 9:30 in New York, what time is that in London?"
+    assert offered(given, Ranked(now, convert)) == ["convert_time", "get_current_time"]
+    # still offered, last: "how many hours ahead" can be worked out by converting any time
+    assert offered("What hour is it in Tokyo right now?", Ranked(convert, now)) == [
+        "get_current_time",
+        "convert_time",
+    ]
