@@ -90,14 +90,15 @@ def ranked_offer(
 
 
 def _by_time_of_day(context: str, chosen: Offered) -> Offered:
-    """The tools that need a time of day (app.core.zones.takes_clock_time) first where the request
-    gives one, last where it gives none. For "If it's 9:30 in New York, what time is that in
-    London?" get_current_time ranked above convert_time, and a call of it leaves the 9:30 unused;
-    for "What hour is it in Tokyo right now?" convert_time ranked first, with no time to convert.
-    Last, not left out: for "How many hours ahead of London is Tokyo right now?" the 1.5B model
-    converted a time of its own choosing, and the hours between the zones were right."""
-    gives = gives_clock_time(context)
-    return sorted(chosen, key=lambda pair: takes_clock_time(pair[0].input_schema) != gives)
+    """Where the request gives a time of day, the tools that need one (app.core.zones.
+    takes_clock_time) come first. For "If it's 9:30 in New York, what time is that in London?"
+    get_current_time ranked above convert_time, and a call of it leaves the 9:30 unused. Where it
+    gives none they keep their place: put last for "How many hours ahead of London is Tokyo right
+    now?", the 1.5B model converted noon from UTC to each city and answered 0 hours, where with
+    convert_time first it had converted a time of its own choosing from London to Tokyo, right."""
+    if not gives_clock_time(context):
+        return chosen
+    return sorted(chosen, key=lambda pair: not takes_clock_time(pair[0].input_schema))
 
 
 def _next_ranked(selector: ToolSelector | None, context: str, tools: list[ToolInfo], count: int) -> Offered:

@@ -161,7 +161,7 @@ def test_only_a_required_time_of_day_argument_needs_one_from_the_request() -> No
     assert takes_clock_time({**alarm, "required": ["alarm_time"]})
 
 
-def test_a_tool_needing_a_time_of_day_comes_first_where_the_request_gives_one_and_last_where_not() -> None:
+def test_a_tool_needing_a_time_of_day_comes_first_where_the_request_gives_one() -> None:
     from app.core.offer import ranked_offer
     from app.core.tools import ToolInfo
 
@@ -180,8 +180,8 @@ def test_a_tool_needing_a_time_of_day_comes_first_where_the_request_gives_one_an
 
     given = "If it's 9:30 in New York, what time is that in London?"
     assert offered(given, Ranked(now, convert)) == ["convert_time", "get_current_time"]
-    # still offered, last: "how many hours ahead" can be worked out by converting any time
+    # none given: retrieval's order stands ("how many hours ahead" is worked out by converting any time)
     assert offered("What hour is it in Tokyo right now?", Ranked(convert, now)) == [
-        "get_current_time",
         "convert_time",
+        "get_current_time",
     ]
