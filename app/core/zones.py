@@ -95,13 +95,15 @@ def _narrowed(name: str, value: Any, zones: Sequence[str]) -> Any:
     return {**value, "enum": list(zones)}
 
 
+# A time of day written out: "9:30", "3 pm". Not "at 3" (a count as often as an hour).
+_CLOCK_READING = r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)"
 # What asks anything of time: a clock's words, a time of day, a day named relative to today, a
 # weekday. Not "per month" or "a day": rates in a story are no question for a clock.
 _OF_TIME = re.compile(
     r"\b(?:times? ?zones?|timezones?|time|clocks?|o'clock|utc|gmt|dst|daylight|date|today|tonight"
     r"|tomorrow|yesterday|hours? (?:ahead|behind)|ahead of|behind|noon|midnight|morning|evening"
     r"|afternoon|now|monday|tuesday|wednesday|thursday|friday|saturday|sunday|what day)\b"
-    r"|\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)",
+    rf"|{_CLOCK_READING}",
     re.IGNORECASE,
 )
 
@@ -113,10 +115,8 @@ def asks_of_time(text: str) -> bool:
     return bool(_OF_TIME.search(plain)) or bool(named_zones(plain))
 
 
-# A time of day the request gives: "9:30", "3 pm", "noon". Not "at 3" (a count as often as an hour).
-_CLOCK_TIME = re.compile(
-    r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midnight)\b", re.IGNORECASE
-)
+# A time of day the request gives: a clock reading, "noon" or "midnight".
+_CLOCK_TIME = re.compile(rf"{_CLOCK_READING}|\b(?:noon|midnight)\b", re.IGNORECASE)
 _CLOCK_ARGUMENT = re.compile(r"^(?:\w+_)?time$", re.IGNORECASE)
 _TIME_OF_DAY_SAID = re.compile(r"\bHH:MM\b|\b(?:12|24)-hour\b", re.IGNORECASE)
 
