@@ -65,22 +65,23 @@ def snapshot_tools() -> list[ToolInfo]:
 
 def rank_report() -> str:
     """Top-1 and top-5 (what the model is offered) per encoder, and each top-1 miss."""
-    from bench._everyday_reference import REFERENCE
+    from bench._everyday_reference import REFERENCE, REFERENCE_HELD_OUT
     from bench._retrieval_everyday import miss_line, rank_everyday
 
     tools = snapshot_tools()
     lines = [
-        f"{len(REFERENCE)} phrasings over {len(tools)} tools",
+        f"{len(REFERENCE)} phrasings and {len(REFERENCE_HELD_OUT)} held out, over {len(tools)} tools",
         "",
-        "| encoder | top-1 | top-5 |",
-        "|---|---|---|",
+        "| set | encoder | top-1 | top-5 |",
+        "|---|---|---|---|",
     ]
     misses = []
-    for kind in ("static", "contextual"):
-        run = rank_everyday(tools, kind, name="reference", phrasings=REFERENCE, top=5)
-        hits1, hits5 = (sum(getattr(row, hit) for row in run.rows) for hit in ("top1", "top5"))
-        lines.append(f"| {kind} | {hits1}/{len(run.rows)} | {hits5}/{len(run.rows)} |")
-        misses += ["", f"Misses at top-1, {kind}:", *(miss_line(row) for row in run.misses)]
+    for name, phrasings in (("reference", REFERENCE), ("held out", REFERENCE_HELD_OUT)):
+        for kind in ("static", "contextual"):
+            run = rank_everyday(tools, kind, name=name, phrasings=phrasings, top=5)
+            hits1, hits5 = (sum(getattr(row, hit) for row in run.rows) for hit in ("top1", "top5"))
+            lines.append(f"| {name} | {kind} | {hits1}/{len(run.rows)} | {hits5}/{len(run.rows)} |")
+            misses += ["", f"Misses at top-1, {name}, {kind}:", *(miss_line(row) for row in run.misses)]
     return "\n".join(lines + misses)
 
 

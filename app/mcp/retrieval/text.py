@@ -125,9 +125,25 @@ _VERBS = {
     "directory": r"folders?",
     # what people ask of a thing's size and of the present; tools say "size" and "current"
     "size": r"how\s+(?:big|large|small|heavy)|bytes",
-    "current": r"now|currently|at\s+the\s+moment",
+    "current": r"now|currently|at\s+the\s+moment|(?:what|which)\s+hour",
+    # what people ask of a repository; git's tools say "log", "differences" and "working directory"
+    "log": r"commits|history",
+    "differences": r"changed|different",
+    "working directory": r"since\s+(?:my|the)\s+last\s+commit|not\s+(?:yet\s+)?committed|uncommitted",
 }
 _VERB = {plain: re.compile(rf"\b(?:{forms})\b", re.IGNORECASE) for plain, forms in _VERBS.items()}
+# What people ask of a table names no SQL: database tools say SELECT for a question of its rows
+# ("how many orders", "the average price") and INSERT, UPDATE or DELETE for a change of them.
+_TABLE = re.compile(r"\b(?:tables?|rows?|records?|database|columns?)\b", re.IGNORECASE)
+_SQL = {
+    "select query": re.compile(
+        r"\b(?:how\s+many|count|total|sum|average|mean|most|least|highest|lowest|maximum|minimum)\b",
+        re.IGNORECASE,
+    ),
+    "insert update delete query": re.compile(
+        r"\b(?:add|put|insert|delete|remove|update|change|set)\b", re.IGNORECASE
+    ),
+}
 # A file named without its folder ("notes.txt") is a file as much as a path is.
 _FILE_NAME = re.compile(r"(?<![\w/.-])(?<!file )[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b(?![\w/.])")
 
@@ -135,6 +151,8 @@ _FILE_NAME = re.compile(r"(?<![\w/.-])(?<!file )[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}
 def _verbs(query: str) -> str:
     for plain, pattern in _VERB.items():
         query = pattern.sub(rf"\g<0> {plain}", query)
+    if _TABLE.search(query):
+        query += "".join(f" ({sql})" for sql, pattern in _SQL.items() if pattern.search(query))
     return query
 
 

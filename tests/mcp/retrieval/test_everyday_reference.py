@@ -2,9 +2,11 @@
 (bench/_everyday_reference.py): the right tool is among the five the model is offered, and
 first for most of them.
 
-The issue's target is the right tool first for 95%; measured here it is 21/26 (static encoder,
-the app's default) and 21/26 (contextual), so these floors hold what was reached, not the
-target (docs/benchmarks.md, "Everyday phrasings over the reference servers").
+The issue's target is the right tool first for 95%: 26/26 on both encoders (the static one is
+the app's default). A second set, written before the retriever was mended for the first set's
+misses, checks the mends reach questions they were not made on: 17/18 static, 18/18
+contextual; its floor is a little lower (docs/benchmarks.md, "Everyday phrasings over the
+reference servers").
 
 The 61 tools are the servers' own lists (filesystem, memory, git, time, sqlite, fetch and the
 bundled calculator, converter and clock), snapshotted by ``python -m bench.reference_tools`` so
@@ -18,12 +20,12 @@ import pytest
 from app.core.offer import ranked_offer, ruled_out
 from app.core.tools import ToolInfo
 from app.mcp.retrieval.selector import ToolRetriever
-from bench._everyday_reference import REFERENCE
+from bench._everyday_reference import REFERENCE, REFERENCE_HELD_OUT
 from bench._retrieval_everyday import miss_line, rank_everyday
 from bench.reference_tools import snapshot_tools
 
 CLOCKS = {"convert_time"}
-FLOORS = {"static": (0.8, 0.9), "contextual": (0.8, 0.95)}  # top-1, top-5: reached, not the 95% aimed at
+FLOORS = {"reference": (0.95, 0.95), "held out": (0.9, 0.95)}  # top-1, top-5, on either encoder
 
 
 @pytest.fixture(scope="module")
@@ -39,18 +41,21 @@ def test_the_phrasings_name_tools_the_reference_servers_really_list(reference_to
 
 
 @pytest.mark.parametrize("kind", ["static", "contextual"])
-def test_the_right_reference_tool_is_offered_for_most_phrasings_and_the_converter_first_for_a_given_time(
-    reference_tools: list[ToolInfo], kind: str
+@pytest.mark.parametrize("name", ["reference", "held out"])
+def test_the_right_reference_tool_ranks_first_for_nearly_every_phrasing_and_the_converter_for_a_given_time(
+    reference_tools: list[ToolInfo], kind: str, name: str
 ) -> None:
-    run = rank_everyday(reference_tools, kind, name="reference", phrasings=REFERENCE, top=5)
-    top1, top5 = FLOORS[kind]
+    phrasings = REFERENCE if name == "reference" else REFERENCE_HELD_OUT
+    run = rank_everyday(reference_tools, kind, name=name, phrasings=phrasings, top=5)
+    top1, top5 = FLOORS[name]
     misses = "\n".join(miss_line(row) for row in run.misses)
     assert run.share("top1") >= top1, misses
     assert run.share("top5") >= top5, misses
     # get_current_time ranked first for "If it's 9:30 in New York ...", and a call of it leaves the
-    # 9:30 unused. (For "What hour is it in Tokyo right now?" convert_time still ranks first; the
-    # 1.5B model calls the right clock there, and with convert_time put last it failed another task.)
-    assert [row for row in run.misses if row.phrasing.tool in CLOCKS] == [], misses
+    # 9:30 unused; convert_time ranked first for "What hour is it in Tokyo right now?" (before
+    # "what hour" said "current"), and a model had to pass it over.
+    clock_misses = [row for row in run.misses if row.phrasing.tool in CLOCKS or "hour" in row.phrasing.text]
+    assert clock_misses == [], misses
 
 
 @pytest.mark.parametrize(

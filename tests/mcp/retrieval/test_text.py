@@ -71,3 +71,20 @@ def test_a_folder_is_a_directory_as_file_tools_name_it() -> None:
     assert "directory" in query_words("Make a new folder called drafts")
     assert "directory" in query_words("Which files are in my projects folders?")
     assert "directory" not in query_words("Make a new table called orders")
+
+
+def test_a_question_of_a_table_s_rows_says_select_and_a_change_of_them_says_insert() -> None:
+    asked = query_words("How many orders are in the orders table?")
+    assert "select" in asked and "insert" not in asked
+    changed = query_words("Add a customer named Dana to the customers table")
+    assert {"insert", "update", "delete"} <= set(changed) and "select" not in changed
+    # no table, row or database named: a story's "how many" and "add" say nothing of SQL
+    assert not {"select", "update", "query"} & set(query_words("How many apples are left if I add 3 to 5?"))
+
+
+def test_what_people_ask_of_a_repository_says_log_differences_and_working_directory() -> None:
+    assert "log" in query_words("Show me the last five commits")
+    assert "difference" in query_words("What's different between main and dev?")
+    since = query_words("What have I changed in the repo since the last commit?")
+    assert {"difference", "working", "directory"} <= set(since)
+    assert "log" not in query_words("Commit my staged changes")
