@@ -38,7 +38,7 @@ _HOLDS = re.compile(
 # "sold 3 boxes of 12": a count of containers of one size is one amount, the count times the size
 _GROUPS_OF = re.compile(
     r"\s+(?:[a-z]+\s+)?(?:box|bag|pack|packet|package|crate|case|carton|tray|basket|bundle|row|stack"
-    r"|batch|bunch|bottle|jar|can|roll|sheet)(?:e?s)?\s+of\s+",
+    r"|batch|bunch|bottle|jar|can|roll|sheet|group|set|sack|bucket|pile|envelope|bowl|plate)(?:e?s)?\s+of\s+",
     re.IGNORECASE,
 )
 # a question about the amount at the end, not about the changes ("how many did she give away")

@@ -24,6 +24,7 @@ _FILLER = frozenset(
     ["a", "an", "the", "what", "whats", "is", "are", "how", "many", "much", "of", "to", "do", "does", "did"]
 )
 MAX_LABEL_WORDS = 6
+_PERCENT = re.compile(r"%|\s*(?:percent|per\s+cent)\b", re.IGNORECASE)
 
 
 def labelled_formula(asked: str, calls: Sequence[CallRecord]) -> str:
@@ -77,7 +78,7 @@ def _labelled(expression: str, asked: str, mine: list[Mention]) -> str:
     out, last = [], 0
     for mention in find_numbers(expression):
         out.append(expression[last : mention.end])
-        label = _label(asked, mine, set(mention.values()))
+        label = _label(asked, mine, set(mention.values()), mention.text.endswith("%"))
         if label:
             out.append(f" ({label})")
         last = mention.end
@@ -85,7 +86,7 @@ def _labelled(expression: str, asked: str, mine: list[Mention]) -> str:
     return "".join(out)
 
 
-def _label(asked: str, mine: list[Mention], values: set[Fraction]) -> str:
+def _label(asked: str, mine: list[Mention], values: set[Fraction], shown_as_percent: bool = False) -> str:
     """The user's words around the number they wrote: the clause it stands in, nearest first."""
     found = next((m for m in mine if set(m.values()) & values), None)
     if found is None:
@@ -96,7 +97,13 @@ def _label(asked: str, mine: list[Mention], values: set[Fraction]) -> str:
     start = max([start, *(m.end for m in mine if m.end <= found.start)])
     stop = next((b.start() for b in _BOUNDARY.finditer(asked, found.end)), len(asked))
     stop = min([stop, *(m.start for m in mine if m.start >= found.end)])
+    following = _WORD.findall(asked[found.end : stop])
+    if _PERCENT.match(found.text[-1:] + asked[found.end : stop]):
+        # "20% of my monthly pay" labels 20 "percent of my monthly pay": the pay is not the 20
+        rest = following[1:] if following[:1] and following[0].lower() in ("percent", "per") else following
+        rest = rest[1:] if rest[:1] and rest[0].lower() == "cent" else rest
+        return " ".join([*([] if shown_as_percent else ["percent"]), *rest][:MAX_LABEL_WORDS])
     before = [w for w in _WORD.findall(asked[start : found.start]) if w.lower() not in _FILLER]
-    after = [w for w in _WORD.findall(asked[found.end : stop]) if w.lower() not in _FILLER]
+    after = [w for w in following if w.lower() not in _FILLER]
     words = before[-4:] + after[: MAX_LABEL_WORDS - min(4, len(before))]
     return " ".join(words[:MAX_LABEL_WORDS])

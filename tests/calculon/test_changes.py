@@ -64,6 +64,13 @@ def test_an_amount_changed_by_each_verb_in_turn_is_read_in_the_storys_order(stor
             "100 + 5 × 24",
             220,
         ),
+        # were 80 − 3 − 10 and 200 − 6 − 25: sets and sacks were not among the containers
+        (
+            "Tom had 80 marbles. He gave away 3 sets of 10. How many marbles does he have now?",
+            "80 − 3 × 10",
+            50,
+        ),
+        ("A farmer had 200 apples. He sold 6 sacks of 25. How many apples are left?", "200 − 6 × 25", 50),
     ],
 )
 def test_a_count_of_containers_of_one_size_is_one_change_and_what_was_made_is_the_start(

@@ -157,7 +157,10 @@ def test_a_number_the_user_left_out_of_the_arithmetic_means_no_transcription():
     asked = "I have 3 kids and earn 5000 dollars a month. What is 20% of my monthly pay?"
     found = verdict(asked, [call("evaluate", {"expression": "20% * 5000"}, "1000")], "1000 dollars.")
     assert found.kind == "computed"
-    assert "monthly pay" in found.formula
+    # the 20 is a share of the pay, not the pay: it was labelled "(my monthly pay)"
+    assert found.formula == "1000 = 20% (of my monthly pay) × 5000 (earn dollars month)"
+    share = verdict(asked, [call("evaluate", {"expression": "5000 * (20/100)"}, "1000")], "1000 dollars.")
+    assert share.formula == "1000 = 5000 (earn dollars month) × (20 (percent of my monthly pay)÷100)"
 
 
 def test_an_answer_with_no_result_to_a_follow_up_with_no_digit_is_not_a_lookup():
