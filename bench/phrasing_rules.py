@@ -29,6 +29,7 @@ def _first(found: list[Candidate]) -> Candidate | None:
 
 RULES: dict[str, Rule] = {
     "changed in turn": lambda t, q, f, p: changes.changed_in_turn(t, q, f),
+    "undone in turn": lambda t, q, f, p: changes.undone_in_turn(t, q, f),
     "compared": lambda t, q, f, p: changes.compared(t, q, f),
     "scaled rate": lambda t, q, f, p: proportion.scaled_rate(t, f),
     "dozens": lambda t, q, f, p: phrased.in_dozens(t, f),

@@ -21,12 +21,14 @@ from app.calculon.evaluate import Node
 _TAKES = re.compile(
     r"\b(?:spent|spend|spends|gave|give|gives|lost|lose|loses|ate|eat|eats|sold|sell|sells|used|use|uses"
     r"|paid|pay|pays|donated|donates|broke|breaks|threw|throws|popped|withdrew|withdraws|removed|removes"
+    r"|spending|giving|losing|eating|selling|using|paying|donating|throwing|removing"
     r"|took away|took out|get off|gets off|got off|got out"
     r"|flew away|flew off|ran away|went away|walked away)\b"
 )
 _ADDS = re.compile(
     r"\b(?:found|finds|received|receives|earned|earns|won|wins|picked|picks|collected|collects|added|adds"
     r"|gained|gains|deposited|deposits|get on|gets on|got on|got in|was given|were given"
+    r"|finding|receiving|earning|winning|picking|collecting|gaining"
     r"|came|arrived|joined)\b"
 )
 _HOLDS = re.compile(
@@ -44,6 +46,18 @@ _GROUPS_OF = re.compile(
 # a question about the amount at the end, not about the changes ("how many did she give away")
 _AT_THE_END = re.compile(r"\b(?:left|remain\w*|now|in the end|at the end|end up|ends up)\b")
 _NOT_THE_END = re.compile(r"\b(?:more|fewer|less|than|need|needs|each|every|per|times|away)\b")
+# a question about the amount before the changes ("how many did she have at first")
+_AT_THE_START = re.compile(
+    r"\b(?:at first|initially|originally|in the beginning|at the beginning|at the start"
+    r"|to (?:begin|start) with|before)\b"
+)
+_NOT_THE_START = re.compile(r"\b(?:more|fewer|less|than|need|needs|each|every|per|times|left)\b")
+_LEFT = re.compile(r"\b(?:left|remain\w*|now|still|in the end|at the end|ends? up|ended up)\b")
+_SOME = re.compile(r"\b([a-z]+)\s+some\b")
+_DID = re.compile(r"\bdid\s+[a-z]+\s+([a-z]+)\b")
+_IRREGULAR = {"had": "have", "has": "have", "made": "make", "bought": "buy", "got": "get", "found": "find"}
+_BUYS = re.compile(r"\b(?:bought|buy|buys|purchas\w*)\b")  # adds things and takes away money
+_HAS = re.compile(r"\b(?:has|had|have|there (?:were|are|was|is)|remain\w*)\b")
 _SEGMENT = re.compile(r"[.,;!?]|\b(?:and|then|but)\b")
 _SENTENCE = re.compile(r"[.!?]")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
@@ -104,6 +118,89 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
         return None
     roles[0] = (0, "sub_l" if first == "-" else "add")  # as the first change takes it
     return Candidate(node, value, tuple(range(len(found))), tuple(roles), ops)
+
+
+def undone_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Mary spent 15 dollars on a book. She has 30 dollars left. How much did she have at first?":
+    the amount at the end said outright, every other number a change by its own verb, and a question
+    about the amount before them: the end with each change undone (what was taken added back, what
+    was added taken away), in the story's order. The ranker read that story 30 − 15."""
+    if not 2 <= len(found) <= MAX_NUMBERS or any(q.text.endswith("/100)") or q.value < 1 for q in found):
+        return None
+    asked = question.lower()
+    if not (_AT_THE_START.search(asked) or _asks_the_some(text[: found[0].start].lower(), asked)):
+        return None
+    if _NOT_THE_START.search(asked) or not _same_holder(text, question):
+        return None
+    start = len(text) - len(question)
+    if any(q.start >= start for q in found) or MORE_STEPS.search(text):
+        return None
+    ends = [i for i, q in enumerate(found) if _says_the_end(_segment(text, q).lower())]
+    if len(ends) != 1:
+        return None
+    end = ends[0]
+    rest = [i for i in range(len(found)) if i != end]
+    node, value = found[end].node, found[end].value
+    roles: list[tuple[int, str]] = [(end, "add")]
+    ops: tuple[str, ...] = ()
+    sign, before = "", None
+    for i, size in _grouped(text, found, rest):
+        said = _segment(text, found[i]).lower()
+        if _BUYS.search(said) or _LEFT.search(said):  # "used a grant to buy 2647 books"; "2 people left"
+            return None
+        takes, adds = bool(_TAKES.search(said)), bool(_ADDS.search(said))
+        if takes == adds:
+            if takes or not sign or before is None or not _carries_on(text, before, found[i], said):
+                return None
+        else:
+            sign = "+" if takes else "-"  # undone: what was taken comes back
+        before = found[size if size is not None else i]
+        change, amount = found[i].node, found[i].value
+        if size is None:
+            roles.append((i, "add" if sign == "+" else "sub_r"))
+            ops = (sign, *ops)
+        else:
+            change, amount = Node("*", (change, found[size].node)), amount * found[size].value
+            roles += [(i, "mul"), (size, "mul")]
+            ops = (sign, *ops, "*")
+        node = Node(sign, (node, change))
+        value = value + amount if sign == "+" else value - amount
+    if value <= 0 or not ops:
+        return None
+    roles[0] = (end, "add" if ops[-1] == "+" else "sub_l")  # as the first change undone takes it
+    return Candidate(node, value, tuple(sorted(i for i, _ in roles)), tuple(roles), ops)
+
+
+def _asks_the_some(opening: str, asked: str) -> bool:
+    """ "Kate baked some cupcakes. ... How many cupcakes did she bake?": the question asks with the
+    verb that opened the story with an amount it did not give."""
+    some, verb = _SOME.search(opening), _DID.search(asked)
+    return some is not None and verb is not None and _lemma(some[1]) == _lemma(verb[1])
+
+
+def _lemma(verb: str) -> str:
+    verb = _IRREGULAR.get(verb, verb)
+    return re.sub(r"(?:ed|d|s)$", "", verb) if len(verb) > 4 else verb.rstrip("e")
+
+
+def _says_the_end(segment: str) -> bool:
+    """ "she has 30 dollars left", "now there are 25 people", "7 remain": an amount after the changes."""
+    return bool(_LEFT.search(segment) and _HAS.search(segment)) and not (
+        _TAKES.search(segment) or _ADDS.search(segment)
+    )
+
+
+def _grouped(text: str, found: Sequence[Quantity], indices: list[int]) -> list[tuple[int, int | None]]:
+    """``indices`` as changes, a count of containers of one size taken with its size (below)."""
+    out: list[tuple[int, int | None]] = []
+    k = 0
+    while k < len(indices):
+        i = indices[k]
+        j = indices[k + 1] if k + 1 < len(indices) else None
+        grouped = j == i + 1 and _GROUPS_OF.fullmatch(text, found[i].end, found[i + 1].start)
+        out.append((i, j if grouped else None))
+        k += 2 if grouped else 1
+    return out
 
 
 def _changes(text: str, found: Sequence[Quantity]) -> list[tuple[int, int | None]]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
-from app.calculon.changes import changed_in_turn, compared
+from app.calculon.changes import changed_in_turn, compared, undone_in_turn
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
 from app.calculon.proportion import scaled_rate
@@ -91,6 +91,7 @@ def phrased_candidates(
         averaged(text, question, found)
         or over_a_period(text, question, found)
         or changed_in_turn(text, question, found)
+        or undone_in_turn(text, question, found)
         or compared(text, question, found)
         or in_dozens(text, found)
         or scaled_rate(text, found)

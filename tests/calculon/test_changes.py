@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.calculon.candidates import quantities
-from app.calculon.changes import changed_in_turn, compared
+from app.calculon.changes import changed_in_turn, compared, undone_in_turn
 from app.calculon.ranker import ranked
 
 
@@ -140,3 +140,55 @@ def test_a_comparison_that_multiplies_is_not_read_as_a_difference(story):
 )
 def test_a_change_the_verbs_do_not_say_outright_is_not_read(story):
     assert changed_in_turn(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was 30 − 15: "spent" beside the 15 read as a subtraction, backwards
+        (
+            "Mary spent 15 dollars on a book. She has 30 dollars left. "
+            "How much money did she have initially?",
+            "30 + 15",
+            45,
+        ),
+        # was 40 − 3
+        (
+            "Ben lost 3 marbles and then won 8 marbles. He now has 40 marbles. "
+            "How many marbles did he have at first?",
+            "40 + 3 − 8",
+            35,
+        ),
+        # was 12 + 5 − 7: the question asks with the verb that opened the story ("baked some")
+        (
+            "Kate baked some cupcakes. She sold 12 and gave away 5. She has 7 left. "
+            "How many cupcakes did she bake?",
+            "7 + 12 + 5",
+            24,
+        ),
+        (
+            "After eating 4 cookies, Tom had 9 cookies left. How many cookies did Tom have in the beginning?",
+            "9 + 4",
+            13,
+        ),
+    ],
+)
+def test_an_amount_at_the_end_with_each_change_undone_answers_what_there_was_at_first(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # buying adds books and takes away money: no verb says which way the books went
+        "The library used a grant to purchase 2647 books. Now it has 8582 books. "
+        "How many books did it have before the grant?",
+        # "2 people left" is a change, not the amount at the end
+        "There were some people in the gym. Then 5 more people came in and 2 people left. "
+        "There are now 19 people in the gym. How many people were in the gym at the start?",
+        # the question asks about the changes, not the start
+        "Mary spent 15 dollars on a book. She has 30 dollars left. How much more did she spend than she has?",
+    ],
+)
+def test_a_story_that_leaves_the_start_open_is_not_read_backwards(story):
+    assert undone_in_turn(story, question_of(story), quantities(story)) is None
