@@ -15,7 +15,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from app.calculon import changes, phrased, proportion
+from app.calculon import changes, counted, phrased, proportion
 from app.calculon.candidates import Candidate, Quantity, candidates, quantities
 from app.calculon.ranker import question_start, ranked
 from bench._calculon_public import corpus_questions
@@ -31,6 +31,8 @@ RULES: dict[str, Rule] = {
     "changed in turn": lambda t, q, f, p: changes.changed_in_turn(t, q, f),
     "undone in turn": lambda t, q, f, p: changes.undone_in_turn(t, q, f),
     "compared": lambda t, q, f, p: changes.compared(t, q, f),
+    "shared equally": lambda t, q, f, p: counted.shared_equally(t, q, f),
+    "gap between": lambda t, q, f, p: counted.gap_between(t, q, f),
     "scaled rate": lambda t, q, f, p: proportion.scaled_rate(t, f),
     "dozens": lambda t, q, f, p: phrased.in_dozens(t, f),
     "average": lambda t, q, f, p: phrased.averaged(t, q, f),

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, compared, undone_in_turn
+from app.calculon.counted import gap_between, shared_equally
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
 from app.calculon.proportion import scaled_rate
@@ -93,6 +94,8 @@ def phrased_candidates(
         or changed_in_turn(text, question, found)
         or undone_in_turn(text, question, found)
         or compared(text, question, found)
+        or shared_equally(text, question, found)
+        or gap_between(text, question, found)
         or in_dozens(text, found)
         or scaled_rate(text, found)
     )

@@ -1,0 +1,138 @@
+"""Two story shapes read from what the question counts: a total shared equally, and the gap
+between two amounts of the thing asked about.
+
+"273 apples are shared equally among 6 children. How many apples does each child get?" was ranked
+273 × 6, and "Jake has 12 marbles, 7 toy cars and 4 books. Anna has 30 marbles. How many more
+marbles does Anna have than Jake?" 12 + 30 − 7: the ranker was fitted on stories that use every
+number they give and rarely share. Each rule reads only where the words leave one reading (the
+sharers named after "among", exactly two amounts of the counted thing) and abstains otherwise;
+what it reads is still shown as computed, never verified.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity
+from app.calculon.evaluate import Node
+
+_SHARES = re.compile(r"\b(?:shar|divid|split|distribut|equal|even)\w*\b")
+_AMONG = re.compile(
+    r"\b(?:among|amongst|between)\s+(?:the\s+|his\s+|her\s+|their\s+|its\s+|all\s+)?(?:\d+\s+)?([a-z]+)"
+)
+_COUNTS = re.compile(r"\bhow (?:many|much)(?: more| fewer| less)? ([a-z]+)")
+_GAP = re.compile(r"\bhow (?:many|much) (?:more|fewer|less) ([a-z]+)")
+_NOT_THE_GAP = re.compile(
+    r"\b(?:need|needs|times|each|every|per|left|in all|total|altogether|together)\b"
+    r"|\b(?:in |)an? (?:hour|minute|day|week|month|year)\b"
+)
+_WORD = re.compile(r"\s*\$?\s*([A-Za-z]+)")
+_GOAL = re.compile(r"\b(?:need|needs|needed|want|wants|goal|target)\b")
+# "than butter cookies": the gap is between two things, not two holders of one
+_ANOTHER_THING = re.compile(
+    r"\bthan\s+(?:the\s+)?(?!in\b|at\b|on\b|he\b|she\b|they\b|his\b|her\b|last\b)[a-z]+"
+)
+_RATE = re.compile(r"\s*[A-Za-z]+\s+(?:a|an|per|each|every|to the|for every|for each)\b", re.IGNORECASE)
+_FUNCTION = frozenset(
+    re.findall(r"\w+", "a an the and or but while in on at of for to from by with more less fewer times each")
+    + re.findall(r"\w+", "every per than is are was were")
+)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+# "how many more does he have": the word after "more" is no thing counted
+_NO_THING = frozenset(re.findall(r"\w+", "do does did is are was were will would can could has have had"))
+
+
+def shared_equally(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """A total shared (divided, split) equally among a number of sharers, asked what each gets:
+    the total ÷ the sharers. The sharers are named after "among" or "between" in a sentence that
+    says it shares ("among 6 children", or "among the students" with "7 students" said before);
+    the total is the one number that counts what the question does (or, with no thing named in
+    the question, the one other number)."""
+    asked, lowered = question.lower(), text.lower()
+    if len(found) < 2 or MULTIPLIERS.search(text):  # "twice as many" scales
+        return None
+    if any(q.text.endswith("/100)") or q.value <= 0 for q in found):
+        return None
+    units = [unit_after(text, q) for q in found]
+    if any(not u or u in _FUNCTION for u in units):  # "gave 3 to his mom": a change before the sharing
+        return None
+    among = [m for m in _AMONG.finditer(lowered) if _SHARES.search(_sentence_of(lowered, m.start()))]
+    if len(among) != 1:
+        return None
+    named = _singular(among[0][1])
+    divisors = [i for i, q in enumerate(found) if among[0].start() < q.start < among[0].end()]
+    divisors = divisors or [i for i, unit in enumerate(units) if unit == named]
+    sharer = named if not divisors else units[divisors[0]]
+    # the question asks for each of the sharers: "how many apples does each child get"
+    if len(divisors) != 1 or not re.search(rf"\b(?:each|every)\s+{re.escape(sharer[:4])}", asked):
+        return None
+    divisor = divisors[0]
+    counted = _counted(asked)
+    others = [i for i, unit in enumerate(units) if i != divisor and (unit == counted or not counted)]
+    if len(others) != 1 or _is_rate(text, found[others[0]]):  # "5 flowers each" is no total
+        return None
+    total = others[0]
+    node = Node("/", (found[total].node, found[divisor].node))
+    value = found[total].value / found[divisor].value
+    roles = ((total, "div_l"), (divisor, "div_r"))
+    return Candidate(node, value, tuple(sorted((total, divisor))), roles, ("/",))
+
+
+def gap_between(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "How many more marbles does Anna have than Jake?": where exactly two numbers of the story
+    count the thing asked about (and nothing asks to scale or need), the larger less the smaller."""
+    asked = question.lower()
+    gap = _GAP.search(asked)
+    if gap is None or gap[1] in _NO_THING or _NOT_THE_GAP.search(asked) or MORE_STEPS.search(text.lower()):
+        return None
+    start = len(text) - len(question)
+    if any(q.start >= start or q.text.endswith("/100)") or q.value <= 0 for q in found):
+        return None
+    if _GOAL.search(text.lower()) or _ANOTHER_THING.search(question):  # "need 100 cans"; "than cookies"
+        return None
+    counted = _singular(gap[1])
+    units = [unit_after(text, q) for q in found]
+    two = [i for i, unit in enumerate(units) if unit == counted]
+    # every other number counts a thing of its own ("7 toy cars"), none is a rate ("20 miles a gallon")
+    if (
+        len(two) != 2
+        or any(not u or u in _FUNCTION for u in units)
+        or any(_is_rate(text, found[i]) for i in two)
+    ):
+        return None
+    big, small = sorted(two, key=lambda i: found[i].value, reverse=True)
+    if found[big].value == found[small].value:
+        return None
+    node = Node("-", (found[big].node, found[small].node))
+    roles = ((big, "sub_l"), (small, "sub_r"))
+    return Candidate(node, found[big].value - found[small].value, tuple(sorted(two)), roles, ("-",))
+
+
+def _is_rate(text: str, quantity: Quantity) -> bool:
+    return _RATE.match(text, quantity.end) is not None
+
+
+def unit_after(text: str, quantity: Quantity) -> str:
+    """The word after a number, singular: "12 marbles" and "1 marble" count one thing."""
+    match = _WORD.match(text, quantity.end)
+    return _singular(match[1].lower()) if match else ""
+
+
+def _counted(asked: str) -> str:
+    match = _COUNTS.search(asked)
+    return _singular(match[1]) if match and match[1] not in _NO_THING else ""
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _sentence_of(lowered: str, at: int) -> str:
+    ends = [m.end() for m in _SENTENCE_END.finditer(lowered, 0, at)]
+    after = _SENTENCE_END.search(lowered, at)
+    return lowered[(ends[-1] if ends else 0) : (after.start() if after else len(lowered))]

@@ -1,0 +1,95 @@
+"""Stories read from what the question counts: a total shared equally, and the gap between two
+amounts of the thing asked about, with numbers the question does not need beside them."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.calculon.candidates import quantities
+from app.calculon.counted import gap_between, shared_equally
+from tests.calculon.test_changes import best, question_of
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was 273 × 6
+        (
+            "273 apples are shared equally among 6 children. How many apples does each child get?",
+            "273 ÷ 6",
+            45.5,
+        ),
+        (
+            "A teacher has 48 pencils and 5 erasers. She shares the pencils equally among 8 students. "
+            "How many pencils does each student get?",
+            "48 ÷ 8",
+            6,
+        ),
+        (
+            "There are 7 students in the class and 42 apples. If the apples are divided equally among the "
+            "students, how many does each student get?",
+            "42 ÷ 7",
+            6,
+        ),
+    ],
+)
+def test_a_total_shared_equally_is_divided_by_the_sharers_the_question_asks_each_of(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was 12 + 30 − 7: the toy cars and books count other things
+        (
+            "Jake has 12 marbles, 7 toy cars and 4 books. Anna has 30 marbles. "
+            "How many more marbles does Anna have than Jake?",
+            "30 − 12",
+            18,
+        ),
+        (
+            "Ann has 9 red pens and 25 stickers. Bo has 4 stickers. How many fewer stickers does Bo have?",
+            "25 − 4",
+            21,
+        ),
+    ],
+)
+def test_the_gap_between_two_amounts_of_the_counted_thing_leaves_the_other_numbers_out(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # a goal, not a second holder: 100 − 30 − 43
+        "Al and Bea need to collect 100 cans. Al collected 30 cans and Bea collected 43 cans. "
+        "How many more cans do they need?",
+        # between two things, not two holders of one thing
+        "Yan baked 20 cookies and 40 biscuits in the morning and 10 cookies and 20 biscuits later. "
+        "How many more biscuits than cookies did she bake?",
+        # a rate, asked per hour
+        "Jim ran 16 miles in 2 hours while Frank ran 20 miles in 2 hours. "
+        "How many more miles did Frank run in an hour?",
+        # a number that counts nothing said
+        "Jesus has 60 squares. Linden has 75 squares. Pedro has 200. How many more squares does Pedro have?",
+    ],
+)
+def test_a_gap_the_words_leave_open_is_left_to_the_ranker(story):
+    assert gap_between(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # changes before the sharing: what is shared is what is left
+        "Cal picked 40 puffs. He gave 3 to his mom and 5 to his sister. He divided the rest equally among "
+        "his 4 friends. How many puffs did each friend get?",
+        # a rate, not a total
+        "Two girls plant 5 flowers each. They share them equally among 2 pots. "
+        "How many flowers does each pot get?",
+        # the question asks for the sharers' total, not for each
+        "273 apples are shared equally among 6 children. How many children are there?",
+    ],
+)
+def test_a_sharing_the_words_leave_open_is_left_to_the_ranker(story):
+    assert shared_equally(story, question_of(story), quantities(story)) is None
