@@ -38,6 +38,16 @@ _FUNCTION = frozenset(
     re.findall(r"\w+", "a an the and or but while in on at of for to from by with more less fewer times each")
     + re.findall(r"\w+", "every per than is are was were")
 )
+# "15 pages a day", "8 pens in each box", "$3 per pound": an amount for each one of a thing
+_PER_ONE = re.compile(
+    r"\s*[A-Za-z]+(?:\s+[A-Za-z]+)?\s+"
+    r"(?:a|an|per|each|every|in each|in every|on each|on every|for each|for every)\s+([A-Za-z]+)\b"
+)
+# a question for a share, a gap or what is left is no whole made of equal parts
+_NOT_A_WHOLE = re.compile(r"\b(?:each|every|per|more|fewer|less|than|left|remain\w*|need|needs|average)\b")
+_ANOTHER_STEP = re.compile(
+    r"\b(?:lose|loses|lost|gave|give|spent|sold|ate|broke|returned|back|another|more|then)\b"
+)
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # "how many more does he have": the word after "more" is no thing counted
 _NO_THING = frozenset(re.findall(r"\w+", "do does did is are was were will would can could has have had"))
@@ -111,6 +121,40 @@ def gap_between(text: str, question: str, found: Sequence[Quantity]) -> Candidat
 
 def _is_rate(text: str, quantity: Quantity) -> bool:
     return _RATE.match(text, quantity.end) is not None
+
+
+def rate_times_count(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Sam reads 15 pages a day. How many pages does he read in 4 days?": an amount for each one
+    of a thing ("15 pages a day", "8 pens in each box"), and a count of that thing ("4 days"): the
+    amount times the count, where exactly one such pair is said and the question asks for a whole."""
+    asked = question.lower()
+    if _NOT_A_WHOLE.search(asked) or MULTIPLIERS.search(text) or len(found) != 2:
+        return None
+    if any(q.text.endswith("/100)") or q.value <= 0 for q in found):
+        return None
+    if _ANOTHER_STEP.search(text.lower()):  # "but lose one of the pages": a change after the whole
+        return None
+    units = [unit_after(text, q) for q in found]
+    pairs = []
+    for i, q in enumerate(found):
+        per = _PER_ONE.match(text, q.end)
+        if per is None or units[i] in _FUNCTION:  # "0.25 of a mile" is no rate
+            continue
+        one = _singular(per[1].lower())
+        pairs += [
+            (i, j) for j, unit in enumerate(units) if j != i and unit == one and not _is_rate(text, found[j])
+        ]
+    if len(pairs) != 1:
+        return None
+    rate, count = pairs[0]
+    counted = _counted(asked)
+    if counted and counted != units[rate]:  # "how many pages": what the rate counts
+        return None
+    node = Node("*", (found[rate].node, found[count].node))
+    roles = ((rate, "mul"), (count, "mul"))
+    return Candidate(
+        node, found[rate].value * found[count].value, tuple(sorted((rate, count))), roles, ("*",)
+    )
 
 
 def unit_after(text: str, quantity: Quantity) -> str:

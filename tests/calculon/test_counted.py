@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.calculon.candidates import quantities
-from app.calculon.counted import gap_between, shared_equally
+from app.calculon.counted import gap_between, rate_times_count, shared_equally
 from tests.calculon.test_changes import best, question_of
 
 
@@ -93,3 +93,32 @@ def test_a_gap_the_words_leave_open_is_left_to_the_ranker(story):
 )
 def test_a_sharing_the_words_leave_open_is_left_to_the_ranker(story):
     assert shared_equally(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was 15 − 4
+        ("Sam reads 15 pages a day. How many pages does he read in 4 days?", "15 × 4", 60),
+        ("Each box holds 8 pens. How many pens are in 6 boxes?", "8 × 6", 48),
+        ("A car travels 60 miles per hour. How far does it go in 3 hours?", "60 × 3", 180),
+    ],
+)
+def test_an_amount_for_each_one_of_a_thing_times_a_count_of_that_thing(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # a part of a mile, not a rate
+        "You walk 0.75 mile and then rest. Then you walk 0.25 of a mile. How far did you walk altogether?",
+        # a change after the whole
+        "There are 20 stickers on a page. If you have 12 pages but lose one of the pages, "
+        "how many stickers are there?",
+        # asked for each: a share, not a whole
+        "Sam read 60 pages in 4 days, the same number each day. How many pages did he read each day?",
+    ],
+)
+def test_a_rate_the_words_leave_open_is_left_to_the_ranker(story):
+    assert rate_times_count(story, question_of(story), quantities(story)) is None
