@@ -34,6 +34,7 @@ RULES: dict[str, Rule] = {
     "shared equally": lambda t, q, f, p: counted.shared_equally(t, q, f),
     "gap between": lambda t, q, f, p: counted.gap_between(t, q, f),
     "rate times count": lambda t, q, f, p: counted.rate_times_count(t, q, f),
+    "rest of a whole": lambda t, q, f, p: counted.rest_of_whole(t, q, f),
     "scaled rate": lambda t, q, f, p: proportion.scaled_rate(t, f),
     "dozens": lambda t, q, f, p: phrased.in_dozens(t, f),
     "average": lambda t, q, f, p: phrased.averaged(t, q, f),

@@ -48,6 +48,14 @@ _NOT_A_WHOLE = re.compile(r"\b(?:each|every|per|more|fewer|less|than|left|remain
 _ANOTHER_STEP = re.compile(
     r"\b(?:lose|loses|lost|gave|give|spent|sold|ate|broke|returned|back|another|more|then)\b"
 )
+# "14 are boys", "12 of them were red": a part said by what it is
+_PART_IS = re.compile(r"\s+(?:of\s+them\s+|of\s+these\s+|of\s+those\s+)?(?:are|were|is|was)\s+([A-Za-z]+)\b")
+# "how many balls are blue", "how many are girls", "how many girls are there"
+_OTHER_KIND = re.compile(
+    r"\bhow many (?:of (?:them|these|the [a-z]+) |[a-z]+ )?(?:are|were) (?!there\b)([a-z]+)"
+    r"|\bhow many ([a-z]+)"
+)
+_NOT_THE_REST = re.compile(r"\b(?:more|fewer|less|than|each|every|per|total|altogether|in all|times)\b")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # "how many more does he have": the word after "more" is no thing counted
 _NO_THING = frozenset(re.findall(r"\w+", "do does did is are was were will would can could has have had"))
@@ -155,6 +163,29 @@ def rate_times_count(text: str, question: str, found: Sequence[Quantity]) -> Can
     return Candidate(
         node, found[rate].value * found[count].value, tuple(sorted((rate, count))), roles, ("*",)
     )
+
+
+def rest_of_whole(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "In a class of 30 children, 14 are boys. How many girls are there?": a whole, a part of it
+    said by what it is ("14 are boys"), and a question about another kind: the whole less the part."""
+    asked = question.lower()
+    if len(found) != 2 or _NOT_THE_REST.search(asked) or MULTIPLIERS.search(text):
+        return None
+    if any(q.text.endswith("/100)") or q.value <= 0 or q.start >= len(text) - len(question) for q in found):
+        return None
+    whole, part = found
+    kind = _PART_IS.match(text, part.end)
+    noun = unit_after(text, whole)
+    other = _OTHER_KIND.search(asked)
+    if kind is None or not noun or noun in _FUNCTION or other is None or whole.value <= part.value:
+        return None
+    if part.value < 1:  # "one-third of them are girls": a share of the whole, not a count
+        return None
+    said, asked_kind = _singular(kind[1].lower()), _singular(other[1] or other[2])
+    if asked_kind in (said, noun) or asked_kind in _NO_THING:
+        return None
+    node = Node("-", (whole.node, part.node))
+    return Candidate(node, whole.value - part.value, (0, 1), ((0, "sub_l"), (1, "sub_r")), ("-",))
 
 
 def unit_after(text: str, quantity: Quantity) -> str:

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, compared, undone_in_turn
-from app.calculon.counted import gap_between, rate_times_count, shared_equally
+from app.calculon.counted import gap_between, rate_times_count, rest_of_whole, shared_equally
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
 from app.calculon.proportion import scaled_rate
@@ -97,6 +97,7 @@ def phrased_candidates(
         or shared_equally(text, question, found)
         or gap_between(text, question, found)
         or rate_times_count(text, question, found)
+        or rest_of_whole(text, question, found)
         or in_dozens(text, found)
         or scaled_rate(text, found)
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.calculon.candidates import quantities
-from app.calculon.counted import gap_between, rate_times_count, shared_equally
+from app.calculon.counted import gap_between, rate_times_count, rest_of_whole, shared_equally
 from tests.calculon.test_changes import best, question_of
 
 
@@ -122,3 +122,29 @@ def test_an_amount_for_each_one_of_a_thing_times_a_count_of_that_thing(story, fo
 )
 def test_a_rate_the_words_leave_open_is_left_to_the_ranker(story):
     assert rate_times_count(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was 30 × 14
+        ("In a class of 30 children, 14 are boys. How many girls are there?", "30 − 14", 16),
+        # was 24 × 10
+        ("A box has 24 balls. 10 are red. How many balls are blue?", "24 − 10", 14),
+    ],
+)
+def test_a_whole_less_the_part_said_by_what_it_is_answers_for_the_other_kind(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # a share of the whole, not a count of it
+        "There are 45 children in a classroom. 1/3 of them are girls. How many boys are in the classroom?",
+        # the question asks about the part said
+        "In a class of 30 children, 14 are boys. How many boys are there?",
+    ],
+)
+def test_a_part_the_words_leave_open_is_left_to_the_ranker(story):
+    assert rest_of_whole(story, question_of(story), quantities(story)) is None
