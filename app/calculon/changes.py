@@ -229,15 +229,22 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
         return None
     for gap in range(2):
         sentence = _sentence(text, found[gap])
-        match = _COMPARED.search(sentence, found[gap].end - _sentence_start(text, found[gap]))
-        if match is None:
+        after = found[gap].end - _sentence_start(text, found[gap])
+        match = _COMPARED.search(sentence, after)
+        if match is None or len(sentence[after : match.start()].split()) > 2:  # "14 cards, which is 5 more"
             continue
         names = [n for n in _NAME.findall(sentence) if n not in _NOT_NAMES]
         subject, other = (names[0] if names else ""), match[2]
         if not subject or subject == other:
             return None
         known = 1 - gap
-        holder = _one_of(_sentence(text, found[known]), subject, other)
+        # "Ben has 14 cards, which is 5 more than Tom": the amount in the comparing sentence is its subject's
+        same = _sentence_start(text, found[known]) == _sentence_start(text, found[gap])
+        holder = (
+            subject
+            if same and found[known].start < found[gap].start
+            else _one_of(_sentence(text, found[known]), subject, other)
+        )
         target = _one_of(question, subject, other)
         if holder is None or target is None or holder == target:
             return None

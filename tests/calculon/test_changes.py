@@ -102,6 +102,9 @@ def test_a_story_whose_words_leave_the_changes_open_is_left_to_the_ranker(story)
         ("Tom is 3 years older than Sue. Tom is 12. How old is Sue?", "12 − 3", 9),
         ("Mia has 5 fewer books than Leo. Leo has 8 books. How many books does Mia have?", "8 − 5", 3),
         ("Leo has 8 books. Mia has 5 more books than Leo. How many books does Mia have?", "8 + 5", 13),
+        # was 14 + 5: the amount said in the comparing sentence is its subject's
+        ("Ben has 14 cards, which is 5 more than Tom. How many cards does Tom have?", "14 − 5", 9),
+        ("Ann is 12, which is 3 years older than Bo. How old is Bo?", "12 − 3", 9),
     ],
 )
 def test_an_amount_said_against_a_named_other_adds_or_takes_the_difference(story, formula, value):
