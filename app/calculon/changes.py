@@ -206,13 +206,7 @@ def _grouped(text: str, found: Sequence[Quantity], indices: list[int]) -> list[t
 def _changes(text: str, found: Sequence[Quantity]) -> list[tuple[int, int | None]]:
     """Each later number that is a change, with the number that gives its size where it counts
     containers of one size ("3 boxes of 12": the 3, with the 12 as its size)."""
-    out: list[tuple[int, int | None]] = []
-    i = 1
-    while i < len(found):
-        grouped = i + 1 < len(found) and _GROUPS_OF.fullmatch(text, found[i].end, found[i + 1].start)
-        out.append((i, i + 1 if grouped else None))
-        i += 2 if grouped else 1
-    return out
+    return _grouped(text, found, list(range(1, len(found))))
 
 
 def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
