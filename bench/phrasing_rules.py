@@ -15,7 +15,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from app.calculon import changes, counted, phrased, proportion
+from app.calculon import changes, counted, each, phrased, proportion
 from app.calculon.candidates import Candidate, Quantity, candidates, quantities
 from app.calculon.ranker import question_start, ranked
 from bench._calculon_public import corpus_questions
@@ -35,6 +35,8 @@ RULES: dict[str, Rule] = {
     "gap between": lambda t, q, f, p: counted.gap_between(t, q, f),
     "rate times count": lambda t, q, f, p: counted.rate_times_count(t, q, f),
     "rest of a whole": lambda t, q, f, p: counted.rest_of_whole(t, q, f),
+    "left to do": lambda t, q, f, p: counted.left_to_do(t, q, f),
+    "each, then a change": lambda t, q, f, p: each.each_then_change(t, q, f),
     "scaled rate": lambda t, q, f, p: proportion.scaled_rate(t, f),
     "dozens": lambda t, q, f, p: phrased.in_dozens(t, f),
     "average": lambda t, q, f, p: phrased.averaged(t, q, f),

@@ -292,8 +292,9 @@ def test_installed_script_exits_with_the_commands_code_after_its_output_is_out()
     assert done.returncode == 2 and done.stderr.strip(), done
 
 
-def test_a_fresh_ask_process_saves_its_turn_before_it_exits(tmp_path):
-    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path)}
+def test_a_fresh_ask_process_saves_its_turn_before_it_exits(tmp_path, shared_cache_dir):
+    # the run's distilled tool table, so the child need not distil its own (half a minute each)
+    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path), "CALCULON_CACHE_DIR": str(shared_cache_dir)}
     command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -307,10 +308,13 @@ def test_a_fresh_ask_process_saves_its_turn_before_it_exits(tmp_path):
     assert listed.returncode == 0 and "What is 12 times 7?" in listed.stdout, listed
 
 
-def test_a_conversion_asked_in_so_many_words_is_the_converters_call_not_the_models(tmp_path):
+def test_a_conversion_asked_in_so_many_words_is_the_converters_call_not_the_models(
+    tmp_path, shared_cache_dir
+):
     # Left to the built-in model, the first became convert("98.6 C", "Celsius") and "98.6 °C";
     # the second, with no digit, was offered no converter at all.
-    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path)}
+    # the run's distilled tool table, so the child need not distil its own (half a minute each)
+    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path), "CALCULON_CACHE_DIR": str(shared_cache_dir)}
     command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
 
     def ask(question: str) -> dict:
@@ -334,9 +338,10 @@ def test_a_conversion_asked_in_so_many_words_is_the_converters_call_not_the_mode
     assert "16" in cups["answer"]
 
 
-def test_the_time_asked_in_a_named_city_is_the_clocks_call_and_its_answer(tmp_path):
+def test_the_time_asked_in_a_named_city_is_the_clocks_call_and_its_answer(tmp_path, shared_cache_dir):
     # Left to the built-in model: no call, and "The time in Tokyo is TOKITADASADA".
-    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path)}
+    # the run's distilled tool table, so the child need not distil its own (half a minute each)
+    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path), "CALCULON_CACHE_DIR": str(shared_cache_dir)}
     command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
     asked = [*command, "ask", "--backend", "local", "--json", "--no-save", "What time is it in Tokyo?"]
     done = subprocess.run(asked, capture_output=True, text=True, timeout=300, env=env)
@@ -348,9 +353,12 @@ def test_the_time_asked_in_a_named_city_is_the_clocks_call_and_its_answer(tmp_pa
     assert body["verdict"] == "verified"
 
 
-def test_everyday_stories_are_read_as_their_words_name_them_and_answered_in_whole_groups(tmp_path):
+def test_everyday_stories_are_read_as_their_words_name_them_and_answered_in_whole_groups(
+    tmp_path, shared_cache_dir
+):
     # Before: "How many full bags ..." was 3 × 29 = 87, and a 15% tip on $12 came to 12.15.
-    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path)}
+    # the run's distilled tool table, so the child need not distil its own (half a minute each)
+    env = {**os.environ, "CALCULON_DATA_DIR": str(tmp_path), "CALCULON_CACHE_DIR": str(shared_cache_dir)}
     command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "app"]
 
     def ask(question: str) -> dict:

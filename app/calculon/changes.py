@@ -69,6 +69,7 @@ _NOT_NAMES = frozenset(
 _UP = {"more", "older", "taller", "longer", "heavier", "bigger", "greater", "higher", "later"}
 _DOWN = {"fewer", "less", "younger", "shorter", "lighter", "smaller", "cheaper", "lower", "earlier"}
 _COMPARED = re.compile(rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+([A-Z][a-z]+)\b")
+_PRONOUN = re.compile(r"\s*(?:he|she)\b", re.IGNORECASE)
 _ASKS_THE_GAP = re.compile(
     r"\b(?:more|fewer|less|than|difference|together|total|altogether|both|in all|combined)\b"
 )
@@ -83,7 +84,7 @@ def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Cand
     if any(q.value < 1 for q in found):  # "gave 3/8 of the cards": a share, not an amount
         return None
     asked = question.lower()
-    if not _AT_THE_END.search(asked) or _NOT_THE_END.search(asked) or not _same_holder(text, question):
+    if not asks_the_end(asked) or not _same_holder(text, question):
         return None
     start = len(text) - len(question)  # a number in the question is what it asks with, no change
     if any(q.start >= start for q in found) or MORE_STEPS.search(text):
@@ -229,6 +230,8 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
             continue
         names = [n for n in _NAME.findall(sentence) if n not in _NOT_NAMES]
         subject, other = (names[0] if names else ""), match[2]
+        if _PRONOUN.match(sentence):  # "Carlos has 45. He has 18 more than Diego": he is who was named before
+            subject = _named_before(text, _sentence_start(text, found[gap]))
         if not subject or subject == other:
             return None
         known = 1 - gap
@@ -253,6 +256,25 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
     return None
 
 
+def asks_the_end(asked: str) -> bool:
+    """The question asks for the amount after the changes, not about the changes themselves."""
+    return bool(_AT_THE_END.search(asked)) and not _NOT_THE_END.search(asked)
+
+
+def direction(text: str, quantity: Quantity) -> str:
+    """ "-" where the words around a number take it away ("gave 9 to friends"), "+" where they add
+    it ("found 4 more"), "" where they say neither or both."""
+    said = _segment(text, quantity).lower()
+    takes, adds = bool(_TAKES.search(said)), bool(_ADDS.search(said))
+    return "" if takes == adds else ("-" if takes else "+")
+
+
+def holds(text: str, quantity: Quantity) -> bool:
+    """The words around a number say someone has it ("Cindy has 37 envelopes"), not a change."""
+    said = _segment(text, quantity).lower()
+    return bool(_HOLDS.search(said)) and not (_TAKES.search(said) or _ADDS.search(said))
+
+
 def _segment(text: str, quantity: Quantity) -> str:
     """The words around a number up to the nearest punctuation, "and", "then" or "but"."""
     before = [m.end() for m in _SEGMENT.finditer(text, 0, quantity.start)]
@@ -275,6 +297,13 @@ def _carries_on(text: str, before: Quantity, quantity: Quantity, segment: str) -
     sentence takes the verb before it; "a further 489 loaves are delivered" has a verb we cannot read."""
     opens = segment.strip().startswith(text[quantity.start : quantity.end].lower())
     return opens and len(segment.split()) <= 5 and _SENTENCE.search(text, before.end, quantity.start) is None
+
+
+def _named_before(text: str, at: int) -> str:
+    """The one person the sentence before ``at`` names, where it names exactly one."""
+    before = [m.end() for m in _SENTENCE.finditer(text, 0, max(at - 1, 0))]
+    names = {n for n in _NAME.findall(text[(before[-1] if before else 0) : at]) if n not in _NOT_NAMES}
+    return names.pop() if len(names) == 1 else ""
 
 
 def _one_of(text: str, first: str, second: str) -> str | None:

@@ -56,6 +56,19 @@ _OTHER_KIND = re.compile(
     r"|\bhow many ([a-z]+)"
 )
 _NOT_THE_REST = re.compile(r"\b(?:more|fewer|less|than|each|every|per|total|altogether|in all|times)\b")
+# a question for what is still to do: "left to read", "more does he need to collect", "to go"
+_TO_DO = re.compile(
+    r"\bleft to\b|\bstill (?:need|needs|has|have|had) to\b|\bmore\b.*\b(?:need|needs|have|has) to\b"
+    r"|\bremain\w* to\b|\bto go\b"
+)
+# the sentence of the whole says it is one: "the book has 100 pages", "his goal is 500 cans"
+_WHOLE_SAID = re.compile(
+    r"\b(?:has|have|had|contains|goal|total|target|needs?|wants?|plans?|long|in all|altogether|must)\b"
+)
+# words after a number that leave its thing unsaid ("259 during the second week", "31 today")
+_NO_UNIT = frozenset(
+    re.findall(r"\w+", "during on in at the this last yesterday today tomorrow and more on before after by")
+)
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # "how many more does he have": the word after "more" is no thing counted
 _NO_THING = frozenset(re.findall(r"\w+", "do does did is are was were will would can could has have had"))
@@ -78,7 +91,7 @@ def shared_equally(text: str, question: str, found: Sequence[Quantity]) -> Candi
     among = [m for m in _AMONG.finditer(lowered) if _SHARES.search(_sentence_of(lowered, m.start()))]
     if len(among) != 1:
         return None
-    named = _singular(among[0][1])
+    named = singular(among[0][1])
     divisors = [i for i, q in enumerate(found) if among[0].start() < q.start < among[0].end()]
     divisors = divisors or [i for i, unit in enumerate(units) if unit == named]
     sharer = named if not divisors else units[divisors[0]]
@@ -109,7 +122,7 @@ def gap_between(text: str, question: str, found: Sequence[Quantity]) -> Candidat
         return None
     if _GOAL.search(text.lower()) or _ANOTHER_THING.search(question):  # "need 100 cans"; "than cookies"
         return None
-    counted = _singular(gap[1])
+    counted = singular(gap[1])
     units = [unit_after(text, q) for q in found]
     two = [i for i, unit in enumerate(units) if unit == counted]
     # every other number counts a thing of its own ("7 toy cars"), none is a rate ("20 miles a gallon")
@@ -148,7 +161,7 @@ def rate_times_count(text: str, question: str, found: Sequence[Quantity]) -> Can
         per = _PER_ONE.match(text, q.end)
         if per is None or units[i] in _FUNCTION:  # "0.25 of a mile" is no rate
             continue
-        one = _singular(per[1].lower())
+        one = singular(per[1].lower())
         pairs += [
             (i, j) for j, unit in enumerate(units) if j != i and unit == one and not _is_rate(text, found[j])
         ]
@@ -181,25 +194,52 @@ def rest_of_whole(text: str, question: str, found: Sequence[Quantity]) -> Candid
         return None
     if part.value < 1:  # "one-third of them are girls": a share of the whole, not a count
         return None
-    said, asked_kind = _singular(kind[1].lower()), _singular(other[1] or other[2])
+    said, asked_kind = singular(kind[1].lower()), singular(other[1] or other[2])
     if asked_kind in (said, noun) or asked_kind in _NO_THING:
         return None
     node = Node("-", (whole.node, part.node))
     return Candidate(node, whole.value - part.value, (0, 1), ((0, "sub_l"), (1, "sub_r")), ("-",))
 
 
+def left_to_do(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Sophie read 23 pages yesterday and 31 today. The book has 100 pages. How many pages does
+    she have left to read?": every number counts the thing asked about, the question asks what is
+    still to do, and the largest is the whole: the whole less every part done."""
+    asked = question.lower()
+    if not 3 <= len(found) <= 5 or not _TO_DO.search(asked) or MORE_STEPS.search(text):
+        return None
+    if any(q.text.endswith("/100)") or q.value < 1 for q in found):
+        return None
+    counted = _counted(asked)
+    units = [unit_after(text, q) for q in found]
+    if not counted or any(u != counted and u not in _NO_UNIT for u in units) or counted not in units:
+        return None
+    whole = max(range(len(found)), key=lambda i: found[i].value)
+    parts = [i for i in range(len(found)) if i != whole]
+    if not _WHOLE_SAID.search(_sentence_of(text.lower(), found[whole].start)):
+        return None
+    value = found[whole].value - sum(found[i].value for i in parts)
+    if value <= 0:
+        return None
+    node = found[whole].node
+    for i in parts:
+        node = Node("-", (node, found[i].node))
+    roles = ((whole, "sub_l"), *((i, "sub_r") for i in parts))
+    return Candidate(node, value, tuple(range(len(found))), roles, ("-",) * len(parts))
+
+
 def unit_after(text: str, quantity: Quantity) -> str:
     """The word after a number, singular: "12 marbles" and "1 marble" count one thing."""
     match = _WORD.match(text, quantity.end)
-    return _singular(match[1].lower()) if match else ""
+    return singular(match[1].lower()) if match else ""
 
 
 def _counted(asked: str) -> str:
     match = _COUNTS.search(asked)
-    return _singular(match[1]) if match and match[1] not in _NO_THING else ""
+    return singular(match[1]) if match and match[1] not in _NO_THING else ""
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "xes", "sses")):

@@ -17,7 +17,8 @@ from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, compared, undone_in_turn
-from app.calculon.counted import gap_between, rate_times_count, rest_of_whole, shared_equally
+from app.calculon.counted import gap_between, left_to_do, rate_times_count, rest_of_whole, shared_equally
+from app.calculon.each import each_then_change
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
 from app.calculon.proportion import scaled_rate
@@ -98,6 +99,8 @@ def phrased_candidates(
         or gap_between(text, question, found)
         or rate_times_count(text, question, found)
         or rest_of_whole(text, question, found)
+        or each_then_change(text, question, found)
+        or left_to_do(text, question, found)
         or in_dozens(text, found)
         or scaled_rate(text, found)
     )

@@ -105,6 +105,13 @@ def test_a_story_whose_words_leave_the_changes_open_is_left_to_the_ranker(story)
         # was 14 + 5: the amount said in the comparing sentence is its subject's
         ("Ben has 14 cards, which is 5 more than Tom. How many cards does Tom have?", "14 − 5", 9),
         ("Ann is 12, which is 3 years older than Bo. How old is Bo?", "12 − 3", 9),
+        # the comparing sentence's "he" is the one named before: was no reading
+        (
+            "Carlos has 45 marbles. He has 18 more marbles than Diego. How many marbles does Diego have?",
+            "45 − 18",
+            27,
+        ),
+        ("Amy is 12 years old. She is 4 years older than Ben. How old is Ben?", "12 − 4", 8),
     ],
 )
 def test_an_amount_said_against_a_named_other_adds_or_takes_the_difference(story, formula, value):

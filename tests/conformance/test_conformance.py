@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 EXPECTED_PASS = Path(__file__).with_name("expected_pass.txt")
 # Two scenarios at a time: each is a Node harness and a few short CLI processes, mostly waiting.
-WORKERS = 2
+WORKERS = 4
 
 
 @pytest.fixture(scope="module")

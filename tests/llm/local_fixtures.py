@@ -8,6 +8,7 @@ several modules import the fixtures.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,7 +54,9 @@ def calculator_tools() -> tuple[ToolSpec, ...]:
     """The bundled calculator's real tool schemas, as its MCP server lists them."""
     from app.servers.calculator import server
 
-    tools = asyncio.run(server.list_tools())
+    # its own loop in a thread: the first caller may be an async test, inside a running loop
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        tools = pool.submit(asyncio.run, server.list_tools()).result()
     return tuple(ToolSpec(t.name, t.description or "", t.input_schema) for t in tools)
 
 

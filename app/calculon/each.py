@@ -1,0 +1,98 @@
+"""An amount for each of a count, and one change before or after it: "A farmer planted 5 rows of
+corn. Each row had 16 plants. Birds ate 12 plants. How many corn plants are left?" (5 × 16 − 12),
+"Cindy has 37 envelopes. She gives 3 envelopes to each of her 5 friends. How many envelopes does
+she have left?" (37 − 3 × 5).
+
+The ranker weighs each number's neighbouring words one by one, so it read the first 16 − 12 and the
+second (37 − 3) × 5: a product that is one amount of the story is no pair of neighbours. The rule
+reads only where exactly one such product is said, the one other number is held or changed by its
+own verb, and the question asks what is left or there now; otherwise it abstains. What it reads is
+shown as computed, never verified.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.calculon.candidates import MULTIPLIERS, Candidate, Quantity
+from app.calculon.changes import asks_the_end, direction, holds
+from app.calculon.counted import singular, unit_after
+from app.calculon.evaluate import Node
+
+# "8 pens in each box", "$250 a night", "16 plants per row": an amount for one of a thing
+_PER_ONE = re.compile(
+    r"\s*(?:[A-Za-z]+\s+){0,2}?(?:in each|in every|on each|on every|for each|for every|per|each|every|a|an)"
+    r"\s+([A-Za-z]+)\b"
+)
+# "Each row had 16", "every box holds 8": the thing one amount is for, before it
+_EACH_HAS = re.compile(
+    r"\b(?:each|every)\s+([a-z]+)\s+(?:has|had|have|holds|held|contains|contained|costs|cost|is|was"
+    r"|gets|got|can hold|could hold|carries|carried|seats|weighs)\s+(?:\$\s*)?$"
+)
+# "gives 3 envelopes to each of her 5 friends": the count straight after
+_TO_EACH_OF = re.compile(r"\s+[A-Za-z]+\s+to each of\s+(?:the\s+|his\s+|her\s+|their\s+|its\s+)?$")
+# "If Cindy gives 3 envelopes to each of her 5 friends, how many ...": the condition tells the story
+_CONDITION = re.compile(r"\s*(?:if|when|after)\b[^?,]*,\s*(?=(?:how|what)\b)", re.IGNORECASE)
+_WORD_UNIT = {"a", "an", "the", "of", "and", "to", "in", "on", "for", "with", "each", "every", "per"}
+
+
+def each_then_change(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """The count times the amount for each, with the third number held before it (what the change
+    is taken from or added to) or changing it after, by its own verb."""
+    condition = _CONDITION.match(question)  # its numbers are the story's
+    question = question[condition.end() :] if condition else question
+    asked = question.lower()
+    if len(found) != 3 or not asks_the_end(asked):
+        return None
+    if MULTIPLIERS.search(text) or any(q.text.endswith("/100)") or q.value < 1 for q in found):
+        return None
+    if any(q.start >= len(text) - len(question) for q in found):
+        return None
+    pairs = _each_pairs(text, found)
+    if len(pairs) != 1:
+        return None
+    rate, count = pairs[0]
+    (other,) = {0, 1, 2} - {rate, count}
+    product = Node("*", (found[count].node, found[rate].node))
+    amount = found[count].value * found[rate].value
+    first_is_other = found[other].start < min(found[rate].start, found[count].start)
+    if first_is_other:  # "Cindy has 37 envelopes ... gives 3 to each of 5": the product is the change
+        sign = direction(text, found[rate]) or direction(text, found[count])
+        if not holds(text, found[other]) or not sign:
+            return None
+        node = Node(sign, (found[other].node, product))
+        value = found[other].value - amount if sign == "-" else found[other].value + amount
+        roles = ((other, "sub_l" if sign == "-" else "add"), (count, "mul"), (rate, "mul"))
+        ops = (sign, "*")
+    else:  # "5 rows, each with 16 plants ... birds ate 12": the third number is the change
+        sign = direction(text, found[other])
+        if not sign:
+            return None
+        node = Node(sign, (product, found[other].node))
+        value = amount - found[other].value if sign == "-" else amount + found[other].value
+        roles = ((count, "mul"), (rate, "mul"), (other, "sub_r" if sign == "-" else "add"))
+        ops = (sign, "*")
+    if value <= 0:
+        return None
+    return Candidate(node, value, tuple(sorted((rate, count, other))), roles, ops)
+
+
+def _each_pairs(text: str, found: Sequence[Quantity]) -> list[tuple[int, int]]:
+    """(amount for each, count) pairs the words say outright, each pair once."""
+    lowered = text.lower()
+    units = [unit_after(text, q) for q in found]
+    pairs: set[tuple[int, int]] = set()
+    for i, q in enumerate(found):
+        ones: list[str] = []
+        per = _PER_ONE.match(text, q.end)
+        if per is not None and units[i] not in _WORD_UNIT:
+            ones.append(singular(per[1].lower()))
+        has = _EACH_HAS.search(lowered, 0, q.start)
+        if has is not None:
+            ones.append(singular(has[1]))
+        pairs |= {(i, j) for j, unit in enumerate(units) if j != i and unit in ones}
+        to_each = _TO_EACH_OF.search(text, q.end, found[i + 1].start) if i + 1 < len(found) else None
+        if to_each is not None and to_each.start() == q.end:
+            pairs.add((i, i + 1))
+    return sorted(pairs)
