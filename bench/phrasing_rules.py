@@ -37,6 +37,7 @@ RULES: dict[str, Rule] = {
     "rest of a whole": lambda t, q, f, p: counted.rest_of_whole(t, q, f),
     "left to do": lambda t, q, f, p: counted.left_to_do(t, q, f),
     "each, then a change": lambda t, q, f, p: each.each_then_change(t, q, f),
+    "bought in all": lambda t, q, f, p: each.bought_in_all(t, q, f),
     "scaled rate": lambda t, q, f, p: proportion.scaled_rate(t, f),
     "dozens": lambda t, q, f, p: phrased.in_dozens(t, f),
     "average": lambda t, q, f, p: phrased.averaged(t, q, f),

@@ -140,6 +140,16 @@ def gap_between(text: str, question: str, found: Sequence[Quantity]) -> Candidat
     return Candidate(node, found[big].value - found[small].value, tuple(sorted(two)), roles, ("-",))
 
 
+def _words_after(text: str, quantity: Quantity) -> set[str]:
+    return {singular(w.lower()) for w in re.findall(r"[A-Za-z]+", text[quantity.end :])[:2]}
+
+
+def _one_of_named(text: str, unit: str) -> bool:
+    """ "A bird eats 7 berries a day. Samuel has 5 birds": the story says what one of them does, so
+    their count multiplies too."""
+    return re.search(rf"\b(?:a|an|one|each|every|per)\s+{re.escape(unit)}\b", text, re.IGNORECASE) is not None
+
+
 def _is_rate(text: str, quantity: Quantity) -> bool:
     return _RATE.match(text, quantity.end) is not None
 
@@ -149,7 +159,7 @@ def rate_times_count(text: str, question: str, found: Sequence[Quantity]) -> Can
     of a thing ("15 pages a day", "8 pens in each box"), and a count of that thing ("4 days"): the
     amount times the count, where exactly one such pair is said and the question asks for a whole."""
     asked = question.lower()
-    if _NOT_A_WHOLE.search(asked) or MULTIPLIERS.search(text) or len(found) != 2:
+    if _NOT_A_WHOLE.search(asked) or MULTIPLIERS.search(text) or not 2 <= len(found) <= 4:
         return None
     if any(q.text.endswith("/100)") or q.value <= 0 for q in found):
         return None
@@ -171,6 +181,17 @@ def rate_times_count(text: str, question: str, found: Sequence[Quantity]) -> Can
     counted = _counted(asked)
     if counted and counted != units[rate]:  # "how many pages": what the rate counts
         return None
+    # "6 boxes with 8 pens in each box and 3 empty bags. How many pens?": any other number counts a
+    # thing of its own, named, neither the pens nor the boxes, and the question names what it counts
+    others = [i for i in range(len(found)) if i not in (rate, count)]
+    if others and not counted:
+        return None
+    taken = (units[rate], units[count], *_words_after(text, found[rate]))  # "5 math problems ... 16 problems"
+    for i in others:
+        if not units[i] or units[i] in _FUNCTION or units[i] in taken:
+            return None
+        if _is_rate(text, found[i]) or _one_of_named(text, units[i]):
+            return None
     node = Node("*", (found[rate].node, found[count].node))
     roles = ((rate, "mul"), (count, "mul"))
     return Candidate(

@@ -34,6 +34,15 @@ _EACH_HAS = re.compile(
 _TO_EACH_OF = re.compile(r"\s+[A-Za-z]+\s+to each of\s+(?:the\s+|his\s+|her\s+|their\s+|its\s+)?$")
 # "If Cindy gives 3 envelopes to each of her 5 friends, how many ...": the condition tells the story
 _CONDITION = re.compile(r"\s*(?:if|when|after)\b[^?,]*,\s*(?=(?:how|what)\b)", re.IGNORECASE)
+# "$9 each", "12 dollars apiece": a price for each of the count said before it
+_EACH_AFTER = re.compile(r"\s*(?:[A-Za-z]+\s+)?(?:each|apiece)\s*(?:[.,;!?]|and\b|$)")
+_BUYS = re.compile(r"\b(?:buys?|bought|buying|purchas\w*)\b")
+_ASKS_MONEY = re.compile(r"\bhow much (?:money|cash|change)\b|\bdollars?\b|\bcents?\b|\$")
+_SPENT = re.compile(
+    r"\bhow much (?:money )?(?:did|does|do|will|would) [a-z]+ (?:spend|pay)\b(?!.*\b(?:more|less|each|per)\b)"
+    r"|\btotal cost\b|\bcost (?:in all|altogether|in total)\b"
+)
+_MONEY = {"dollar", "cent", "euro"}  # not "pound": a weight as often
 _WORD_UNIT = {"a", "an", "the", "of", "and", "to", "in", "on", "for", "with", "each", "every", "per"}
 
 
@@ -56,9 +65,15 @@ def each_then_change(text: str, question: str, found: Sequence[Quantity]) -> Can
     (other,) = {0, 1, 2} - {rate, count}
     product = Node("*", (found[count].node, found[rate].node))
     amount = found[count].value * found[rate].value
+    # the third number counts what the product does ("12 plants" with "16 plants" each), or both are money
+    same = unit_after(text, found[other]) == unit_after(text, found[rate])
+    if not same and not (_is_money(text, found[other]) and _is_money(text, found[rate])):
+        return None  # "10 books of 100 pages each; 2 books are lost": the change counts books
     first_is_other = found[other].start < min(found[rate].start, found[count].start)
     if first_is_other:  # "Cindy has 37 envelopes ... gives 3 to each of 5": the product is the change
         sign = direction(text, found[rate]) or direction(text, found[count])
+        if not sign and _buys_with_money(text, asked, found[other], found[rate]):
+            sign = "-"  # "Sara has $40. She buys 3 books at $9 each": buying takes the money
         if not holds(text, found[other]) or not sign:
             return None
         node = Node(sign, (found[other].node, product))
@@ -78,6 +93,31 @@ def each_then_change(text: str, question: str, found: Sequence[Quantity]) -> Can
     return Candidate(node, value, tuple(sorted((rate, count, other))), roles, ops)
 
 
+def bought_in_all(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Mike bought 3 shirts for $12 each and a hat for $8. How much did he spend?": the count times
+    the price for each, and one other price paid, asked what was spent: the sum."""
+    asked = question.lower()
+    if len(found) != 3 or not _SPENT.search(asked) or MULTIPLIERS.search(text):
+        return None
+    if any(q.text.endswith("/100)") or q.value <= 0 or q.start >= len(text) - len(question) for q in found):
+        return None
+    pairs = _each_pairs(text, found)
+    if len(pairs) != 1:
+        return None
+    rate, count = pairs[0]
+    (other,) = {0, 1, 2} - {rate, count}
+    if not (_is_money(text, found[rate]) and _is_money(text, found[other])):
+        return None
+    if _PER_ONE.match(text, found[other].end):  # "$5.50 per pound": another price for each
+        return None
+    if not _BUYS.search(text.lower()) or any(direction(text, q) for q in found):  # "got $5 back" changes it
+        return None
+    node = Node("+", (Node("*", (found[count].node, found[rate].node)), found[other].node))
+    value = found[count].value * found[rate].value + found[other].value
+    roles = ((count, "mul"), (rate, "mul"), (other, "add"))
+    return Candidate(node, value, tuple(sorted((rate, count, other))), roles, ("+", "*"))
+
+
 def _each_pairs(text: str, found: Sequence[Quantity]) -> list[tuple[int, int]]:
     """(amount for each, count) pairs the words say outright, each pair once."""
     lowered = text.lower()
@@ -92,7 +132,27 @@ def _each_pairs(text: str, found: Sequence[Quantity]) -> list[tuple[int, int]]:
         if has is not None:
             ones.append(singular(has[1]))
         pairs |= {(i, j) for j, unit in enumerate(units) if j != i and unit in ones}
+        # "3 books that cost $9 each": the count said just before, of a thing
+        after_count = i > 0 and _same_sentence(text, found[i - 1], q)
+        if after_count and _EACH_AFTER.match(text, q.end) and units[i - 1] not in _WORD_UNIT | _MONEY:
+            pairs.add((i, i - 1))
         to_each = _TO_EACH_OF.search(text, q.end, found[i + 1].start) if i + 1 < len(found) else None
         if to_each is not None and to_each.start() == q.end:
             pairs.add((i, i + 1))
     return sorted(pairs)
+
+
+def _same_sentence(text: str, first: Quantity, second: Quantity) -> bool:
+    return re.search(r"[.!?]\s", text[first.end : second.start]) is None
+
+
+def _is_money(text: str, quantity: Quantity) -> bool:
+    return text[: quantity.start].rstrip().endswith("$") or unit_after(text, quantity) in _MONEY
+
+
+def _buys_with_money(text: str, asked: str, held: Quantity, price: Quantity) -> bool:
+    """The held amount and the price are money, the price's sentence buys, and the question asks
+    money: the purchase takes it away."""
+    sentence_start = max(text.rfind(mark, 0, price.start) for mark in ".!?") + 1
+    buys = _BUYS.search(text[sentence_start : price.start].lower()) is not None
+    return buys and _is_money(text, held) and _is_money(text, price) and bool(_ASKS_MONEY.search(asked))

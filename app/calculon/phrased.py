@@ -18,7 +18,7 @@ from fractions import Fraction
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, compared, undone_in_turn
 from app.calculon.counted import gap_between, left_to_do, rate_times_count, rest_of_whole, shared_equally
-from app.calculon.each import each_then_change
+from app.calculon.each import bought_in_all, each_then_change
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
 from app.calculon.proportion import scaled_rate
@@ -100,6 +100,7 @@ def phrased_candidates(
         or rate_times_count(text, question, found)
         or rest_of_whole(text, question, found)
         or each_then_change(text, question, found)
+        or bought_in_all(text, question, found)
         or left_to_do(text, question, found)
         or in_dozens(text, found)
         or scaled_rate(text, found)

@@ -102,6 +102,8 @@ def test_a_sharing_the_words_leave_open_is_left_to_the_ranker(story):
         ("Sam reads 15 pages a day. How many pages does he read in 4 days?", "15 × 4", 60),
         ("Each box holds 8 pens. How many pens are in 6 boxes?", "8 × 6", 48),
         ("A car travels 60 miles per hour. How far does it go in 3 hours?", "60 × 3", 180),
+        # a number of another thing beside them is no part of it: was 6 × 8 ÷ 3
+        ("There are 6 boxes with 8 pens in each box and 3 empty bags. How many pens are there?", "8 × 6", 48),
     ],
 )
 def test_an_amount_for_each_one_of_a_thing_times_a_count_of_that_thing(story, formula, value):
@@ -118,6 +120,8 @@ def test_an_amount_for_each_one_of_a_thing_times_a_count_of_that_thing(story, fo
         "how many stickers are there?",
         # asked for each: a share, not a whole
         "Sam read 60 pages in 4 days, the same number each day. How many pages did he read each day?",
+        # the birds' count multiplies too: the story says what one bird eats
+        "A bird eats 7 berries a day. Samuel has 5 birds. How many berries do the birds eat in 4 days?",
     ],
 )
 def test_a_rate_the_words_leave_open_is_left_to_the_ranker(story):

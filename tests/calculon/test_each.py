@@ -7,7 +7,7 @@ import pytest
 
 from app.calculon.candidates import quantities
 from app.calculon.counted import left_to_do
-from app.calculon.each import each_then_change
+from app.calculon.each import bought_in_all, each_then_change
 from tests.calculon.test_changes import best, question_of
 
 
@@ -40,6 +40,13 @@ from tests.calculon.test_changes import best, question_of
             "20 + 6 × 12",
             92,
         ),
+        # buying takes the money: was 40 − 9
+        (
+            "Sara has 40 dollars. She buys 3 books that cost 9 dollars each. "
+            "How much money does she have left?",
+            "40 − 3 × 9",
+            13,
+        ),
     ],
 )
 def test_a_count_times_the_amount_for_each_is_one_amount_of_the_change(story, formula, value):
@@ -55,6 +62,8 @@ def test_a_count_times_the_amount_for_each_is_one_amount_of_the_change(story, fo
         # two amounts for each: which one the count takes is not said
         "Cindy has 37 envelopes and 4 stamps for each envelope. "
         "She gives 3 envelopes to each of her 5 friends. How many envelopes does she have left?",
+        # the change counts books, the product pages
+        "Phil has 10 books of 100 pages each. He lost 2 books. How many pages are left?",
         # the third number's verb says neither way
         "A farmer planted 5 rows of corn. Each row had 16 plants. He looked at 12 plants. "
         "How many plants are left?",
@@ -102,3 +111,33 @@ def test_what_is_left_to_do_is_the_whole_less_every_part_done(story, formula, va
 )
 def test_a_whole_the_words_do_not_say_is_left_to_the_ranker(story):
     assert left_to_do(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was (12 + 8) × 3
+        (
+            "Mike bought 3 shirts for 12 dollars each and a hat for 8 dollars. How much did he spend?",
+            "3 × 12 + 8",
+            44,
+        ),
+        ("Ann bought a hat for $8 and 4 pens for $2 each. How much did she spend in all?", "4 × 2 + 8", 16),
+    ],
+)
+def test_a_count_at_a_price_each_and_one_more_price_is_what_was_spent(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # a weight each, then a price per pound: no second price paid
+        "James buys 5 packs of beef that are 4 pounds each. The beef is $5.50 per pound. "
+        "How much did he pay?",
+        # asks how much more, not what was spent
+        "Mike bought 3 shirts for $12 each and a hat for $8. How much more did he pay for the shirts?",
+    ],
+)
+def test_prices_the_words_leave_open_are_left_to_the_ranker(story):
+    assert bought_in_all(story, question_of(story), quantities(story)) is None
