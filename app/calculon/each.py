@@ -58,11 +58,10 @@ def each_then_change(text: str, question: str, found: Sequence[Quantity]) -> Can
         return None
     if any(q.start >= len(text) - len(question) for q in found):
         return None
-    pairs = _each_pairs(text, found)
-    if len(pairs) != 1:
+    parts = _one_product(text, found)
+    if parts is None:
         return None
-    rate, count = pairs[0]
-    (other,) = {0, 1, 2} - {rate, count}
+    rate, count, other = parts
     product = Node("*", (found[count].node, found[rate].node))
     amount = found[count].value * found[rate].value
     # the third number counts what the product does ("12 plants" with "16 plants" each), or both are money
@@ -101,11 +100,10 @@ def bought_in_all(text: str, question: str, found: Sequence[Quantity]) -> Candid
         return None
     if any(q.text.endswith("/100)") or q.value <= 0 or q.start >= len(text) - len(question) for q in found):
         return None
-    pairs = _each_pairs(text, found)
-    if len(pairs) != 1:
+    parts = _one_product(text, found)
+    if parts is None:
         return None
-    rate, count = pairs[0]
-    (other,) = {0, 1, 2} - {rate, count}
+    rate, count, other = parts
     if not (_is_money(text, found[rate]) and _is_money(text, found[other])):
         return None
     if _PER_ONE.match(text, found[other].end):  # "$5.50 per pound": another price for each
@@ -116,6 +114,16 @@ def bought_in_all(text: str, question: str, found: Sequence[Quantity]) -> Candid
     value = found[count].value * found[rate].value + found[other].value
     roles = ((count, "mul"), (rate, "mul"), (other, "add"))
     return Candidate(node, value, tuple(sorted((rate, count, other))), roles, ("+", "*"))
+
+
+def _one_product(text: str, found: Sequence[Quantity]) -> tuple[int, int, int] | None:
+    """(amount for each, count, the other number) of a three-number story saying one such pair."""
+    pairs = _each_pairs(text, found)
+    if len(pairs) != 1:
+        return None
+    rate, count = pairs[0]
+    (other,) = {0, 1, 2} - {rate, count}
+    return rate, count, other
 
 
 def _each_pairs(text: str, found: Sequence[Quantity]) -> list[tuple[int, int]]:
