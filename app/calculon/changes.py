@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from app.calculon.candidates import MAX_NUMBERS, MORE_STEPS, Candidate, Quantity
+from app.calculon.counted import counted_noun, singular, unit_after
 from app.calculon.evaluate import Node
 
 # Verbs that say which way an amount goes. "bought", "made" and "took" are in neither: buying
@@ -69,6 +70,22 @@ _NOT_NAMES = frozenset(
 _UP = {"more", "older", "taller", "longer", "heavier", "bigger", "greater", "higher", "later"}
 _DOWN = {"fewer", "less", "younger", "shorter", "lighter", "smaller", "cheaper", "lower", "earlier"}
 _COMPARED = re.compile(rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+([A-Z][a-z]+)\b")
+# words after a number that name no other thing: "gave 8 to Ann", "8 more", "8 for his birthday"
+_NO_THING_SAID = frozenset(
+    re.findall(r"\w+", "to for from of on in at and more less away back each with by then but the a an")
+)
+# "14 years old": an age; "in 6 years", "6 years ago", "6 years from now": a span of years
+_AGE = re.compile(r"\s+years?\s+old\b|\s*(?:[.,?!]|$)")
+_SPAN = re.compile(r"\s+(years?)(?!\s+old)\b")
+_LATER = re.compile(r"\bin \d+ years?\b|\byears? from now\b|\byears? later\b")
+_EARLIER = re.compile(r"\s+years?\s+(?:ago|earlier|before)\b")
+_HOW_MANY_MUCH = re.compile(r"\bhow (?:many|much)\b")
+_PLURAL = re.compile(r"\s+[A-Za-z]+s\b")
+_KIN = re.compile(
+    r"\s*(?:his|her|their|my)\s+(sister|brother|mother|father|mom|dad|friend|cousin|aunt|uncle|son"
+    r"|daughter|grandma|grandpa|grandmother|grandfather|teacher|neighbou?r|wife|husband)\b",
+    re.IGNORECASE,
+)
 _PRONOUN = re.compile(r"\s*(?:he|she)\b", re.IGNORECASE)
 _ASKS_THE_GAP = re.compile(
     r"\b(?:more|fewer|less|than|difference|together|total|altogether|both|in all|combined)\b"
@@ -76,6 +93,50 @@ _ASKS_THE_GAP = re.compile(
 
 
 def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """As :func:`_changed_in_turn`, leaving out the numbers of other things where the question counts
+    the held amount's thing: "A baker baked 56 cakes. He sold 21 cakes and 17 pastries. How many
+    cakes are left?" is 56 − 21."""
+    keep = _of_the_counted(text, question, found)
+    if len(keep) == len(found):
+        return _changed_in_turn(text, question, found)
+    made = _changed_in_turn(text, question, [found[i] for i in keep])
+    if made is None:
+        return None
+    used = tuple(keep[i] for i in made.used)
+    roles = tuple((keep[i], role) for i, role in made.roles)
+    return Candidate(made.node, made.value, used, roles, made.ops)
+
+
+def _of_the_counted(text: str, question: str, found: Sequence[Quantity]) -> list[int]:
+    """The numbers that count what the question does, or say no thing ("8 for his birthday"), where
+    the first number counts it; all of them otherwise."""
+    counted = counted_noun(question.lower())
+    units = [unit_after(text, q) for q in found]
+    if not counted or not units or units[0] != counted:
+        return list(range(len(found)))
+    # "14 toy cars ... bought 28 cars", "5 new necklaces": either of the two words names the thing
+    named = {counted, *_two_words_after(text, found[0])}
+    return [
+        i
+        for i, unit in enumerate(units)
+        if not unit
+        or unit in _NO_THING_SAID
+        or not _PLURAL.match(text, found[i].end)  # "eat 7 before being caught": no thing named
+        or _in_groups(text, found, i)  # "gave away 3 sets of 10": the sets hold the thing
+        or named & {unit, *_two_words_after(text, found[i])}
+    ]
+
+
+def _in_groups(text: str, found: Sequence[Quantity], i: int) -> bool:
+    groups = i + 1 < len(found) and _GROUPS_OF.fullmatch(text, found[i].end, found[i + 1].start)
+    return bool(groups or (i > 0 and _GROUPS_OF.fullmatch(text, found[i - 1].end, found[i].start)))
+
+
+def _two_words_after(text: str, quantity: Quantity) -> set[str]:
+    return {singular(w.lower()) for w in re.findall(r"[A-Za-z]+", text[quantity.end :])[:2]}
+
+
+def _changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
     """One amount held, then every later number taken away or added by its own verb (or the verb
     before it in the same sentence: "spent 12 on lunch and 8 on a book"), and a question about
     what is left: the first amount with each change applied in the story's order."""
@@ -172,6 +233,62 @@ def undone_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Candi
     return Candidate(node, value, tuple(sorted(i for i, _ in roles)), tuple(roles), ops)
 
 
+def some_changed(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "There were 38 children on the bus. Some got off and now there are 25. How many got off?": an
+    amount held, some of it changed by a verb the question asks with, and the amount after: the
+    difference, the way the verb goes."""
+    asked = question.lower()
+    if len(found) != 2 or MORE_STEPS.search(text) or any(q.text.endswith("/100)") for q in found):
+        return None
+    if any(q.start >= len(text) - len(question) for q in found) or not _HOW_MANY_MUCH.search(asked):
+        return None
+    start, end = found
+    story = text[: len(text) - len(question)].lower()
+    if not re.search(r"\bsome\b", story[start.end : end.start]) or not holds(text, start):
+        return None
+    if not _says_the_end(_segment(text, end).lower()) or _AT_THE_START.search(asked):
+        return None
+    takes, adds = bool(_TAKES.search(asked)), bool(_ADDS.search(asked))
+    if takes == adds:
+        return None
+    # the question's verb goes the story's way: "how many got off" after "some children got off"
+    if not (_TAKES if takes else _ADDS).search(story[start.end : end.start]):
+        return None
+    big, small = (start, end) if takes else (end, start)
+    if big.value <= small.value:
+        return None
+    node = Node("-", (big.node, small.node))
+    roles = ((found.index(big), "sub_l"), (found.index(small), "sub_r"))
+    return Candidate(node, big.value - small.value, (0, 1), roles, ("-",))
+
+
+def age_then(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Jack is 14 years old. In 6 years, how old will he be?": an age and a span of years later
+    ("in 6 years") or earlier ("6 years ago"), asked how old: the age plus or minus the span."""
+    asked = question.lower()
+    if len(found) != 2 or not asked.lstrip().startswith(("how old", "in ")) or "how old" not in asked:
+        return None
+    if MORE_STEPS.search(text) or _ASKS_THE_GAP.search(asked) or "than" in text.lower():
+        return None
+    spans = [i for i, q in enumerate(found) if _SPAN.match(text, q.end)]
+    if len(spans) != 1:
+        return None
+    span = spans[0]
+    later = _LATER.search(text[max(0, found[span].start - 4) : found[span].end + 12].lower())
+    earlier = _EARLIER.match(text, found[span].end)
+    age = 1 - span
+    if not _AGE.match(text, found[age].end) or bool(later) == bool(earlier):
+        return None
+    op = "+" if later else "-"
+    value = found[age].value + found[span].value if later else found[age].value - found[span].value
+    if value <= 0:
+        return None
+    roles = ((age, "add" if later else "sub_l"), (span, "add" if later else "sub_r"))
+    return Candidate(
+        Node(op, (found[age].node, found[span].node)), value, tuple(sorted((age, span))), roles, (op,)
+    )
+
+
 def _asks_the_some(opening: str, asked: str) -> bool:
     """ "Kate baked some cupcakes. ... How many cupcakes did she bake?": the question asks with the
     verb that opened the story with an amount it did not give."""
@@ -230,7 +347,12 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
             continue
         names = [n for n in _NAME.findall(sentence) if n not in _NOT_NAMES]
         subject, other = (names[0] if names else ""), match[2]
-        if _PRONOUN.match(sentence):  # "Carlos has 45. He has 18 more than Diego": he is who was named before
+        kin = _KIN.match(sentence)
+        if kin is not None:  # "Her sister collected 18 fewer shells than Amy": the sister is the subject
+            subject = kin[1].lower()
+        elif _PRONOUN.match(
+            sentence
+        ):  # "Carlos has 45. He has 18 more than Diego": he is who was named before
             subject = _named_before(text, _sentence_start(text, found[gap]))
         if not subject or subject == other:
             return None

@@ -43,6 +43,11 @@ _PER_ONE = re.compile(
     r"\s*[A-Za-z]+(?:\s+[A-Za-z]+)?\s+"
     r"(?:a|an|per|each|every|in each|in every|on each|on every|for each|for every)\s+([A-Za-z]+)\b"
 )
+# "Each row had 16", "a bus can carry 48": the thing one amount is for, before it
+PER_ONE_BEFORE = re.compile(
+    r"\b(?:a|an|one|each|every)\s+([a-z]+)\s+(?:can |could |will )?(?:has|had|have|holds?|held|contains?"
+    r"|contained|costs?|is|was|gets|got|carry|carries|carried|seats?|weighs)\s+(?:\$\s*)?$"
+)
 # a question for a share, a gap or what is left is no whole made of equal parts
 _NOT_A_WHOLE = re.compile(r"\b(?:each|every|per|more|fewer|less|than|left|remain\w*|need|needs|average)\b")
 _ANOTHER_STEP = re.compile(
@@ -169,9 +174,13 @@ def rate_times_count(text: str, question: str, found: Sequence[Quantity]) -> Can
     pairs = []
     for i, q in enumerate(found):
         per = _PER_ONE.match(text, q.end)
-        if per is None or units[i] in _FUNCTION:  # "0.25 of a mile" is no rate
+        before = PER_ONE_BEFORE.search(text.lower(), 0, q.start)
+        if per is not None and units[i] not in _FUNCTION:  # "0.25 of a mile" is no rate
+            one = singular(per[1].lower())
+        elif before is not None:  # "A bus can carry 48 people. How many can 5 buses carry?"
+            one = singular(before[1])
+        else:
             continue
-        one = singular(per[1].lower())
         pairs += [
             (i, j) for j, unit in enumerate(units) if j != i and unit == one and not _is_rate(text, found[j])
         ]
@@ -255,6 +264,11 @@ def unit_after(text: str, quantity: Quantity) -> str:
     return singular(match[1].lower()) if match else ""
 
 
+def counted_noun(asked: str) -> str:
+    """What "how many ..." counts, singular: "cake" in "how many cakes are left"; "" where nothing."""
+    return _counted(asked)
+
+
 def _counted(asked: str) -> str:
     match = _COUNTS.search(asked)
     return singular(match[1]) if match and match[1] not in _NO_THING else ""
@@ -263,9 +277,9 @@ def _counted(asked: str) -> str:
 def singular(word: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "sses")):
+    if word.endswith(("ches", "shes", "xes", "sses")) or word in ("buses", "gases"):
         return word[:-2]
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    return word[:-1] if word.endswith("s") and not word.endswith(("ss", "us")) else word  # "a bus"
 
 
 def _sentence_of(lowered: str, at: int) -> str:

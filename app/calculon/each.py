@@ -17,18 +17,13 @@ from collections.abc import Sequence
 
 from app.calculon.candidates import MULTIPLIERS, Candidate, Quantity
 from app.calculon.changes import asks_the_end, direction, holds
-from app.calculon.counted import singular, unit_after
+from app.calculon.counted import PER_ONE_BEFORE, singular, unit_after
 from app.calculon.evaluate import Node
 
 # "8 pens in each box", "$250 a night", "16 plants per row": an amount for one of a thing
 _PER_ONE = re.compile(
     r"\s*(?:[A-Za-z]+\s+){0,2}?(?:in each|in every|on each|on every|for each|for every|per|each|every|a|an)"
     r"\s+([A-Za-z]+)\b"
-)
-# "Each row had 16", "every box holds 8": the thing one amount is for, before it
-_EACH_HAS = re.compile(
-    r"\b(?:each|every)\s+([a-z]+)\s+(?:has|had|have|holds|held|contains|contained|costs|cost|is|was"
-    r"|gets|got|can hold|could hold|carries|carried|seats|weighs)\s+(?:\$\s*)?$"
 )
 # "gives 3 envelopes to each of her 5 friends": the count straight after
 _TO_EACH_OF = re.compile(r"\s+[A-Za-z]+\s+to each of\s+(?:the\s+|his\s+|her\s+|their\s+|its\s+)?$")
@@ -136,7 +131,7 @@ def _each_pairs(text: str, found: Sequence[Quantity]) -> list[tuple[int, int]]:
         per = _PER_ONE.match(text, q.end)
         if per is not None and units[i] not in _WORD_UNIT:
             ones.append(singular(per[1].lower()))
-        has = _EACH_HAS.search(lowered, 0, q.start)
+        has = PER_ONE_BEFORE.search(lowered, 0, q.start)
         if has is not None:
             ones.append(singular(has[1]))
         pairs |= {(i, j) for j, unit in enumerate(units) if j != i and unit in ones}

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
-from app.calculon.changes import changed_in_turn, compared, undone_in_turn
+from app.calculon.changes import age_then, changed_in_turn, compared, some_changed, undone_in_turn
 from app.calculon.counted import gap_between, left_to_do, rate_times_count, rest_of_whole, shared_equally
 from app.calculon.each import bought_in_all, each_then_change
 from app.calculon.evaluate import Node
@@ -95,6 +95,8 @@ def phrased_candidates(
         or changed_in_turn(text, question, found)
         or undone_in_turn(text, question, found)
         or compared(text, question, found)
+        or some_changed(text, question, found)
+        or age_then(text, question, found)
         or shared_equally(text, question, found)
         or gap_between(text, question, found)
         or rate_times_count(text, question, found)

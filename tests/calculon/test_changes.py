@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.calculon.candidates import quantities
-from app.calculon.changes import changed_in_turn, compared, undone_in_turn
+from app.calculon.changes import age_then, changed_in_turn, compared, undone_in_turn
 from app.calculon.ranker import ranked
 
 
@@ -43,6 +43,8 @@ def question_of(story: str) -> str:
             "10 + 5 − 3",
             12,
         ),
+        # the pastries are another thing than the cakes asked about: was 56 − 21 − 17
+        ("A baker baked 56 cakes. He sold 21 cakes and 17 pastries. How many cakes are left?", "56 − 21", 35),
     ],
 )
 def test_an_amount_changed_by_each_verb_in_turn_is_read_in_the_storys_order(story, formula, value):
@@ -112,6 +114,13 @@ def test_a_story_whose_words_leave_the_changes_open_is_left_to_the_ranker(story)
             27,
         ),
         ("Amy is 12 years old. She is 4 years older than Ben. How old is Ben?", "12 − 4", 8),
+        # "her sister" is the one compared: was 42 + 18
+        (
+            "Amy collected 42 shells. Her sister collected 18 shells fewer than Amy. "
+            "How many shells did her sister collect?",
+            "42 − 18",
+            24,
+        ),
     ],
 )
 def test_an_amount_said_against_a_named_other_adds_or_takes_the_difference(story, formula, value):
@@ -202,3 +211,49 @@ def test_an_amount_at_the_end_with_each_change_undone_answers_what_there_was_at_
 )
 def test_a_story_that_leaves_the_start_open_is_not_read_backwards(story):
     assert undone_in_turn(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was 38 + 25
+        (
+            "There were 38 children on the bus. At the stop some children got off and now there are 25 "
+            "children on the bus. How many children got off?",
+            "38 − 25",
+            13,
+        ),
+        (
+            "Sue had 12 pens. She found some more and now she has 20 pens. How many pens did she find?",
+            "20 − 12",
+            8,
+        ),
+    ],
+)
+def test_some_changed_between_an_amount_and_the_amount_after_is_their_difference(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # was 14 − 6
+        ("Jack is 14 years old. In 6 years, how old will he be?", "14 + 6", 20),
+        ("Jack is 14 years old. How old was he 6 years ago?", "14 − 6", 8),
+    ],
+)
+def test_an_age_and_a_span_of_years_later_or_earlier_adds_or_takes_the_span(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        # the span is between two people, not in time
+        "Jack is 14 years old. Tom is 6 years older than Jack. How old will Tom be?",
+        # no span said: "in 6 years" is missing
+        "Jack is 14 years old and has 6 cats. How old will he be?",
+    ],
+)
+def test_an_age_without_a_span_in_time_is_left_to_the_other_readings(story):
+    assert age_then(story, question_of(story), quantities(story)) is None

@@ -104,6 +104,8 @@ def test_a_sharing_the_words_leave_open_is_left_to_the_ranker(story):
         ("A car travels 60 miles per hour. How far does it go in 3 hours?", "60 × 3", 180),
         # a number of another thing beside them is no part of it: was 6 × 8 ÷ 3
         ("There are 6 boxes with 8 pens in each box and 3 empty bags. How many pens are there?", "8 × 6", 48),
+        # what one of them holds, said before the amount: was 48 − 5
+        ("A bus can carry 48 people. How many people can 5 buses carry?", "48 × 5", 240),
     ],
 )
 def test_an_amount_for_each_one_of_a_thing_times_a_count_of_that_thing(story, formula, value):
