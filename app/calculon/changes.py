@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from app.calculon.candidates import MAX_NUMBERS, MORE_STEPS, Candidate, Quantity
-from app.calculon.counted import counted_noun, singular, unit_after
+from app.calculon.counted import counted_noun, unit_after, words_after
 from app.calculon.evaluate import Node
 
 # Verbs that say which way an amount goes. "bought", "made" and "took" are in neither: buying
@@ -115,7 +115,7 @@ def _of_the_counted(text: str, question: str, found: Sequence[Quantity]) -> list
     if not counted or not units or units[0] != counted:
         return list(range(len(found)))
     # "14 toy cars ... bought 28 cars", "5 new necklaces": either of the two words names the thing
-    named = {counted, *_two_words_after(text, found[0])}
+    named = {counted, *words_after(text, found[0])}
     return [
         i
         for i, unit in enumerate(units)
@@ -123,7 +123,7 @@ def _of_the_counted(text: str, question: str, found: Sequence[Quantity]) -> list
         or unit in _NO_THING_SAID
         or not _PLURAL.match(text, found[i].end)  # "eat 7 before being caught": no thing named
         or _in_groups(text, found, i)  # "gave away 3 sets of 10": the sets hold the thing
-        or named & {unit, *_two_words_after(text, found[i])}
+        or named & {unit, *words_after(text, found[i])}
     ]
 
 
@@ -131,9 +131,6 @@ def _in_groups(text: str, found: Sequence[Quantity], i: int) -> bool:
     groups = i + 1 < len(found) and _GROUPS_OF.fullmatch(text, found[i].end, found[i + 1].start)
     return bool(groups or (i > 0 and _GROUPS_OF.fullmatch(text, found[i - 1].end, found[i].start)))
 
-
-def _two_words_after(text: str, quantity: Quantity) -> set[str]:
-    return {singular(w.lower()) for w in re.findall(r"[A-Za-z]+", text[quantity.end :])[:2]}
 
 
 def _changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:

@@ -104,7 +104,7 @@ def shared_equally(text: str, question: str, found: Sequence[Quantity]) -> Candi
     if len(divisors) != 1 or not re.search(rf"\b(?:each|every)\s+{re.escape(sharer[:4])}", asked):
         return None
     divisor = divisors[0]
-    counted = _counted(asked)
+    counted = counted_noun(asked)
     others = [i for i, unit in enumerate(units) if i != divisor and (unit == counted or not counted)]
     if len(others) != 1 or _is_rate(text, found[others[0]]):  # "5 flowers each" is no total
         return None
@@ -145,7 +145,8 @@ def gap_between(text: str, question: str, found: Sequence[Quantity]) -> Candidat
     return Candidate(node, found[big].value - found[small].value, tuple(sorted(two)), roles, ("-",))
 
 
-def _words_after(text: str, quantity: Quantity) -> set[str]:
+def words_after(text: str, quantity: Quantity) -> set[str]:
+    """The two words after a number, singular: "5 math problems" says math and problem."""
     return {singular(w.lower()) for w in re.findall(r"[A-Za-z]+", text[quantity.end :])[:2]}
 
 
@@ -187,7 +188,7 @@ def rate_times_count(text: str, question: str, found: Sequence[Quantity]) -> Can
     if len(pairs) != 1:
         return None
     rate, count = pairs[0]
-    counted = _counted(asked)
+    counted = counted_noun(asked)
     if counted and counted != units[rate]:  # "how many pages": what the rate counts
         return None
     # "6 boxes with 8 pens in each box and 3 empty bags. How many pens?": any other number counts a
@@ -195,7 +196,7 @@ def rate_times_count(text: str, question: str, found: Sequence[Quantity]) -> Can
     others = [i for i in range(len(found)) if i not in (rate, count)]
     if others and not counted:
         return None
-    taken = (units[rate], units[count], *_words_after(text, found[rate]))  # "5 math problems ... 16 problems"
+    taken = (units[rate], units[count], *words_after(text, found[rate]))  # "5 math problems ... 16 problems"
     for i in others:
         if not units[i] or units[i] in _FUNCTION or units[i] in taken:
             return None
@@ -240,7 +241,7 @@ def left_to_do(text: str, question: str, found: Sequence[Quantity]) -> Candidate
         return None
     if any(q.text.endswith("/100)") or q.value < 1 for q in found):
         return None
-    counted = _counted(asked)
+    counted = counted_noun(asked)
     units = [unit_after(text, q) for q in found]
     if not counted or any(u != counted and u not in _NO_UNIT for u in units) or counted not in units:
         return None
@@ -266,10 +267,6 @@ def unit_after(text: str, quantity: Quantity) -> str:
 
 def counted_noun(asked: str) -> str:
     """What "how many ..." counts, singular: "cake" in "how many cakes are left"; "" where nothing."""
-    return _counted(asked)
-
-
-def _counted(asked: str) -> str:
     match = _COUNTS.search(asked)
     return singular(match[1]) if match and match[1] not in _NO_THING else ""
 
