@@ -132,7 +132,6 @@ def _in_groups(text: str, found: Sequence[Quantity], i: int) -> bool:
     return bool(groups or (i > 0 and _GROUPS_OF.fullmatch(text, found[i - 1].end, found[i].start)))
 
 
-
 def _changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
     """One amount held, then every later number taken away or added by its own verb (or the verb
     before it in the same sentence: "spent 12 on lunch and 8 on a book"), and a question about
