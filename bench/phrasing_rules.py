@@ -15,7 +15,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from app.calculon import changes, counted, each, phrased, proportion
+from app.calculon import changes, compared, counted, each, phrased, proportion
 from app.calculon.candidates import Candidate, Quantity, candidates, quantities
 from app.calculon.ranker import question_start, ranked
 from bench._calculon_public import corpus_questions
@@ -30,9 +30,9 @@ def _first(found: list[Candidate]) -> Candidate | None:
 RULES: dict[str, Rule] = {
     "changed in turn": lambda t, q, f, p: changes.changed_in_turn(t, q, f),
     "undone in turn": lambda t, q, f, p: changes.undone_in_turn(t, q, f),
-    "compared": lambda t, q, f, p: changes.compared(t, q, f),
+    "compared": lambda t, q, f, p: compared.compared(t, q, f),
     "some changed": lambda t, q, f, p: changes.some_changed(t, q, f),
-    "age then": lambda t, q, f, p: changes.age_then(t, q, f),
+    "age then": lambda t, q, f, p: compared.age_then(t, q, f),
     "shared equally": lambda t, q, f, p: counted.shared_equally(t, q, f),
     "gap between": lambda t, q, f, p: counted.gap_between(t, q, f),
     "rate times count": lambda t, q, f, p: counted.rate_times_count(t, q, f),

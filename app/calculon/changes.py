@@ -1,11 +1,11 @@
-"""Two story shapes whose operations the story's own verbs and comparatives name: one amount changed
-step by step, and one person's amount said against another's.
+"""Story shapes whose operations the story's own verbs name: one amount changed step by step
+(forward, or undone to find the start), and some of it changed between two amounts said.
 
-"I had 50 dollars, spent 12 on lunch and 8 on a book. How much do I have left?" was ranked 50 − 12,
-and "Tom is 3 years older than Sue. Sue is 9. How old is Tom?" 9 ÷ 3: the ranker weighs each
-number's neighbouring words one by one, and neither reading is a pair of them. Each rule here reads
-only where every number's part is said outright (a verb that takes away or adds, a comparative with
-"than" and two names), and abstains otherwise; what it reads is still shown as computed, never verified.
+"I had 50 dollars, spent 12 on lunch and 8 on a book. How much do I have left?" was ranked 50 − 12:
+the ranker weighs each number's neighbouring words one by one, and the reading is no pair of them.
+Each rule here reads only where every number's part is said outright (a verb that takes away or
+adds), and abstains otherwise; what it reads is still shown as computed, never verified. Amounts
+said against another person's are :mod:`app.calculon.compared`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from app.calculon.candidates import MAX_NUMBERS, MORE_STEPS, Candidate, Quantity
+from app.calculon.compared import NAME, NOT_NAMES, SENTENCE
 from app.calculon.counted import counted_noun, unit_after, words_after
 from app.calculon.evaluate import Node
 
@@ -60,36 +61,12 @@ _IRREGULAR = {"had": "have", "has": "have", "made": "make", "bought": "buy", "go
 _BUYS = re.compile(r"\b(?:bought|buy|buys|purchas\w*)\b")  # adds things and takes away money
 _HAS = re.compile(r"\b(?:has|had|have|there (?:were|are|was|is)|remain\w*)\b")
 _SEGMENT = re.compile(r"[.,;!?]|\b(?:and|then|but)\b")
-_SENTENCE = re.compile(r"[.!?]")
-_NAME = re.compile(r"\b[A-Z][a-z]+\b")
-# capitalised words that open a sentence or stand for a person without naming one
-_NOT_NAMES = frozenset(
-    re.findall(r"\w+", "How What Who Which When If The A An There She He They It We I His Her Their")
-    + re.findall(r"\w+", "Then After At In On Each Every")
-)
-_UP = {"more", "older", "taller", "longer", "heavier", "bigger", "greater", "higher", "later"}
-_DOWN = {"fewer", "less", "younger", "shorter", "lighter", "smaller", "cheaper", "lower", "earlier"}
-_COMPARED = re.compile(rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+([A-Z][a-z]+)\b")
 # words after a number that name no other thing: "gave 8 to Ann", "8 more", "8 for his birthday"
 _NO_THING_SAID = frozenset(
     re.findall(r"\w+", "to for from of on in at and more less away back each with by then but the a an")
 )
-# "14 years old": an age; "in 6 years", "6 years ago", "6 years from now": a span of years
-_AGE = re.compile(r"\s+years?\s+old\b|\s*(?:[.,?!]|$)")
-_SPAN = re.compile(r"\s+(years?)(?!\s+old)\b")
-_LATER = re.compile(r"\bin \d+ years?\b|\byears? from now\b|\byears? later\b")
-_EARLIER = re.compile(r"\s+years?\s+(?:ago|earlier|before)\b")
 _HOW_MANY_MUCH = re.compile(r"\bhow (?:many|much)\b")
 _PLURAL = re.compile(r"\s+[A-Za-z]+s\b")
-_KIN = re.compile(
-    r"\s*(?:his|her|their|my)\s+(sister|brother|mother|father|mom|dad|friend|cousin|aunt|uncle|son"
-    r"|daughter|grandma|grandpa|grandmother|grandfather|teacher|neighbou?r|wife|husband)\b",
-    re.IGNORECASE,
-)
-_PRONOUN = re.compile(r"\s*(?:he|she)\b", re.IGNORECASE)
-_ASKS_THE_GAP = re.compile(
-    r"\b(?:more|fewer|less|than|difference|together|total|altogether|both|in all|combined)\b"
-)
 
 
 def changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
@@ -258,33 +235,6 @@ def some_changed(text: str, question: str, found: Sequence[Quantity]) -> Candida
     return Candidate(node, big.value - small.value, (0, 1), roles, ("-",))
 
 
-def age_then(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
-    """ "Jack is 14 years old. In 6 years, how old will he be?": an age and a span of years later
-    ("in 6 years") or earlier ("6 years ago"), asked how old: the age plus or minus the span."""
-    asked = question.lower()
-    if len(found) != 2 or not asked.lstrip().startswith(("how old", "in ")) or "how old" not in asked:
-        return None
-    if MORE_STEPS.search(text) or _ASKS_THE_GAP.search(asked) or "than" in text.lower():
-        return None
-    spans = [i for i, q in enumerate(found) if _SPAN.match(text, q.end)]
-    if len(spans) != 1:
-        return None
-    span = spans[0]
-    later = _LATER.search(text[max(0, found[span].start - 4) : found[span].end + 12].lower())
-    earlier = _EARLIER.match(text, found[span].end)
-    age = 1 - span
-    if not _AGE.match(text, found[age].end) or bool(later) == bool(earlier):
-        return None
-    op = "+" if later else "-"
-    value = found[age].value + found[span].value if later else found[age].value - found[span].value
-    if value <= 0:
-        return None
-    roles = ((age, "add" if later else "sub_l"), (span, "add" if later else "sub_r"))
-    return Candidate(
-        Node(op, (found[age].node, found[span].node)), value, tuple(sorted((age, span))), roles, (op,)
-    )
-
-
 def _asks_the_some(opening: str, asked: str) -> bool:
     """ "Kate baked some cupcakes. ... How many cupcakes did she bake?": the question asks with the
     verb that opened the story with an amount it did not give."""
@@ -323,57 +273,6 @@ def _changes(text: str, found: Sequence[Quantity]) -> list[tuple[int, int | None
     return _grouped(text, found, list(range(1, len(found))))
 
 
-def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
-    """ "Tom is 3 years older than Sue. Sue is 9. How old is Tom?": a difference said between two
-    named people, the other's amount said by name, and a question about one of them (not about the
-    difference): that amount plus or minus the difference, as the comparative says."""
-    if (
-        len(found) != 2
-        or any(q.text.endswith("/100)") for q in found)
-        or _ASKS_THE_GAP.search(question.lower())
-    ):
-        return None
-    if MORE_STEPS.search(text):  # "3 times more than Sally" multiplies
-        return None
-    for gap in range(2):
-        sentence = _sentence(text, found[gap])
-        after = found[gap].end - _sentence_start(text, found[gap])
-        match = _COMPARED.search(sentence, after)
-        if match is None or len(sentence[after : match.start()].split()) > 2:  # "14 cards, which is 5 more"
-            continue
-        names = [n for n in _NAME.findall(sentence) if n not in _NOT_NAMES]
-        subject, other = (names[0] if names else ""), match[2]
-        kin = _KIN.match(sentence)
-        if kin is not None:  # "Her sister collected 18 fewer shells than Amy": the sister is the subject
-            subject = kin[1].lower()
-        elif _PRONOUN.match(
-            sentence
-        ):  # "Carlos has 45. He has 18 more than Diego": he is who was named before
-            subject = _named_before(text, _sentence_start(text, found[gap]))
-        if not subject or subject == other:
-            return None
-        known = 1 - gap
-        # "Ben has 14 cards, which is 5 more than Tom": the amount in the comparing sentence is its subject's
-        same = _sentence_start(text, found[known]) == _sentence_start(text, found[gap])
-        holder = (
-            subject
-            if same and found[known].start < found[gap].start
-            else _one_of(_sentence(text, found[known]), subject, other)
-        )
-        target = _one_of(question, subject, other)
-        if holder is None or target is None or holder == target:
-            return None
-        up = match[1].lower() in _UP
-        plus = up if target == subject else not up
-        value = found[known].value + found[gap].value if plus else found[known].value - found[gap].value
-        if value <= 0:
-            return None
-        op = "+" if plus else "-"
-        roles = ((known, "add" if plus else "sub_l"), (gap, "add" if plus else "sub_r"))
-        return Candidate(Node(op, (found[known].node, found[gap].node)), value, (known, gap), roles, (op,))
-    return None
-
-
 def asks_the_end(asked: str) -> bool:
     """The question asks for the amount after the changes, not about the changes themselves."""
     return bool(_AT_THE_END.search(asked)) and not _NOT_THE_END.search(asked)
@@ -400,41 +299,18 @@ def _segment(text: str, quantity: Quantity) -> str:
     return text[(before[-1] if before else 0) : (after.start() if after else len(text))]
 
 
-def _sentence_start(text: str, quantity: Quantity) -> int:
-    ends = [m.end() for m in _SENTENCE.finditer(text, 0, quantity.start)]
-    return ends[-1] if ends else 0
-
-
-def _sentence(text: str, quantity: Quantity) -> str:
-    end = _SENTENCE.search(text, quantity.end)
-    return text[_sentence_start(text, quantity) : (end.start() if end else len(text))]
-
-
 def _carries_on(text: str, before: Quantity, quantity: Quantity, segment: str) -> bool:
     """ "spent 12 on lunch and 8 on a book": a number opening a short phrase of its own in the same
     sentence takes the verb before it; "a further 489 loaves are delivered" has a verb we cannot read."""
     opens = segment.strip().startswith(text[quantity.start : quantity.end].lower())
-    return opens and len(segment.split()) <= 5 and _SENTENCE.search(text, before.end, quantity.start) is None
-
-
-def _named_before(text: str, at: int) -> str:
-    """The one person the sentence before ``at`` names, where it names exactly one."""
-    before = [m.end() for m in _SENTENCE.finditer(text, 0, max(at - 1, 0))]
-    names = {n for n in _NAME.findall(text[(before[-1] if before else 0) : at]) if n not in _NOT_NAMES}
-    return names.pop() if len(names) == 1 else ""
-
-
-def _one_of(text: str, first: str, second: str) -> str | None:
-    """Which one of two names ``text`` says, where it says exactly one."""
-    said = [name for name in (first, second) if re.search(rf"\b{name}\b", text)]
-    return said[0] if len(said) == 1 else None
+    return opens and len(segment.split()) <= 5 and SENTENCE.search(text, before.end, quantity.start) is None
 
 
 def _same_holder(text: str, question: str) -> bool:
     """The question asks about the one who held the amount, or names nobody: "how many does Ann
     have now" after "Kim gave 7 to Ann" asks about someone else."""
-    asked = [n for n in _NAME.findall(question) if n not in _NOT_NAMES]
+    asked = [n for n in NAME.findall(question) if n not in NOT_NAMES]
     if not asked:
         return True
-    opening = [n for n in _NAME.findall(text) if n not in _NOT_NAMES]
+    opening = [n for n in NAME.findall(text) if n not in NOT_NAMES]
     return bool(opening) and asked == [opening[0]]

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
-from app.calculon.changes import age_then, changed_in_turn, compared, some_changed, undone_in_turn
+from app.calculon.changes import changed_in_turn, some_changed, undone_in_turn
+from app.calculon.compared import age_then, compared
 from app.calculon.counted import gap_between, left_to_do, rate_times_count, rest_of_whole, shared_equally
 from app.calculon.each import bought_in_all, each_then_change
 from app.calculon.evaluate import Node

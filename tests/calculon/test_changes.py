@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.calculon.candidates import quantities
-from app.calculon.changes import age_then, changed_in_turn, compared, undone_in_turn
+from app.calculon.changes import changed_in_turn, undone_in_turn
+from app.calculon.compared import age_then, compared
 from app.calculon.ranker import ranked
 
 

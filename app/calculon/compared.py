@@ -1,0 +1,141 @@
+"""One person's amount said against another's, and an age in so many years: "Tom is 3 years older
+than Sue. Sue is 9. How old is Tom?", "Jack is 14 years old. In 6 years, how old will he be?".
+
+Each rule reads only where the comparative names two people (or "he", "her sister") and the
+question asks about one of them, or where a span of years is said outright; otherwise it abstains.
+What it reads is shown as computed, never verified.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.calculon.candidates import MORE_STEPS, Candidate, Quantity
+from app.calculon.evaluate import Node
+
+_UP = {"more", "older", "taller", "longer", "heavier", "bigger", "greater", "higher", "later"}
+_DOWN = {"fewer", "less", "younger", "shorter", "lighter", "smaller", "cheaper", "lower", "earlier"}
+_COMPARED = re.compile(rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+([A-Z][a-z]+)\b")
+# "14 years old": an age; "in 6 years", "6 years ago", "6 years from now": a span of years
+_AGE = re.compile(r"\s+years?\s+old\b|\s*(?:[.,?!]|$)")
+_SPAN = re.compile(r"\s+(years?)(?!\s+old)\b")
+_LATER = re.compile(r"\bin \d+ years?\b|\byears? from now\b|\byears? later\b")
+_EARLIER = re.compile(r"\s+years?\s+(?:ago|earlier|before)\b")
+_KIN = re.compile(
+    r"\s*(?:his|her|their|my)\s+(sister|brother|mother|father|mom|dad|friend|cousin|aunt|uncle|son"
+    r"|daughter|grandma|grandpa|grandmother|grandfather|teacher|neighbou?r|wife|husband)\b",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"\s*(?:he|she)\b", re.IGNORECASE)
+_ASKS_THE_GAP = re.compile(
+    r"\b(?:more|fewer|less|than|difference|together|total|altogether|both|in all|combined)\b"
+)
+NAME = re.compile(r"\b[A-Z][a-z]+\b")
+# capitalised words that open a sentence or stand for a person without naming one
+NOT_NAMES = frozenset(
+    re.findall(r"\w+", "How What Who Which When If The A An There She He They It We I His Her Their")
+    + re.findall(r"\w+", "Then After At In On Each Every")
+)
+SENTENCE = re.compile(r"[.!?]")
+
+
+def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Tom is 3 years older than Sue. Sue is 9. How old is Tom?": a difference said between two
+    named people, the other's amount said by name, and a question about one of them (not about the
+    difference): that amount plus or minus the difference, as the comparative says."""
+    if (
+        len(found) != 2
+        or any(q.text.endswith("/100)") for q in found)
+        or _ASKS_THE_GAP.search(question.lower())
+    ):
+        return None
+    if MORE_STEPS.search(text):  # "3 times more than Sally" multiplies
+        return None
+    for gap in range(2):
+        sentence = _sentence(text, found[gap])
+        after = found[gap].end - _sentence_start(text, found[gap])
+        match = _COMPARED.search(sentence, after)
+        if match is None or len(sentence[after : match.start()].split()) > 2:  # "14 cards, which is 5 more"
+            continue
+        names = [n for n in NAME.findall(sentence) if n not in NOT_NAMES]
+        subject, other = (names[0] if names else ""), match[2]
+        kin = _KIN.match(sentence)
+        if kin is not None:  # "Her sister collected 18 fewer shells than Amy": the sister is the subject
+            subject = kin[1].lower()
+        elif _PRONOUN.match(
+            sentence
+        ):  # "Carlos has 45. He has 18 more than Diego": he is who was named before
+            subject = _named_before(text, _sentence_start(text, found[gap]))
+        if not subject or subject == other:
+            return None
+        known = 1 - gap
+        # "Ben has 14 cards, which is 5 more than Tom": the amount in the comparing sentence is its subject's
+        same = _sentence_start(text, found[known]) == _sentence_start(text, found[gap])
+        holder = (
+            subject
+            if same and found[known].start < found[gap].start
+            else _one_of(_sentence(text, found[known]), subject, other)
+        )
+        target = _one_of(question, subject, other)
+        if holder is None or target is None or holder == target:
+            return None
+        up = match[1].lower() in _UP
+        plus = up if target == subject else not up
+        value = found[known].value + found[gap].value if plus else found[known].value - found[gap].value
+        if value <= 0:
+            return None
+        op = "+" if plus else "-"
+        roles = ((known, "add" if plus else "sub_l"), (gap, "add" if plus else "sub_r"))
+        return Candidate(Node(op, (found[known].node, found[gap].node)), value, (known, gap), roles, (op,))
+    return None
+
+
+def age_then(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Jack is 14 years old. In 6 years, how old will he be?": an age and a span of years later
+    ("in 6 years") or earlier ("6 years ago"), asked how old: the age plus or minus the span."""
+    asked = question.lower()
+    if len(found) != 2 or not asked.lstrip().startswith(("how old", "in ")) or "how old" not in asked:
+        return None
+    if MORE_STEPS.search(text) or _ASKS_THE_GAP.search(asked) or "than" in text.lower():
+        return None
+    spans = [i for i, q in enumerate(found) if _SPAN.match(text, q.end)]
+    if len(spans) != 1:
+        return None
+    span = spans[0]
+    later = _LATER.search(text[max(0, found[span].start - 4) : found[span].end + 12].lower())
+    earlier = _EARLIER.match(text, found[span].end)
+    age = 1 - span
+    if not _AGE.match(text, found[age].end) or bool(later) == bool(earlier):
+        return None
+    op = "+" if later else "-"
+    value = found[age].value + found[span].value if later else found[age].value - found[span].value
+    if value <= 0:
+        return None
+    roles = ((age, "add" if later else "sub_l"), (span, "add" if later else "sub_r"))
+    return Candidate(
+        Node(op, (found[age].node, found[span].node)), value, tuple(sorted((age, span))), roles, (op,)
+    )
+
+
+def _sentence_start(text: str, quantity: Quantity) -> int:
+    ends = [m.end() for m in SENTENCE.finditer(text, 0, quantity.start)]
+    return ends[-1] if ends else 0
+
+
+def _sentence(text: str, quantity: Quantity) -> str:
+    end = SENTENCE.search(text, quantity.end)
+    return text[_sentence_start(text, quantity) : (end.start() if end else len(text))]
+
+
+def _named_before(text: str, at: int) -> str:
+    """The one person the sentence before ``at`` names, where it names exactly one."""
+    before = [m.end() for m in SENTENCE.finditer(text, 0, max(at - 1, 0))]
+    names = {n for n in NAME.findall(text[(before[-1] if before else 0) : at]) if n not in NOT_NAMES}
+    return names.pop() if len(names) == 1 else ""
+
+
+def _one_of(text: str, first: str, second: str) -> str | None:
+    """Which one of two names ``text`` says, where it says exactly one."""
+    said = [name for name in (first, second) if re.search(rf"\b{name}\b", text)]
+    return said[0] if len(said) == 1 else None
