@@ -15,7 +15,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from app.calculon import changes, compared, counted, each, phrased, proportion
+from app.calculon import changes, compared, counted, each, kinds, periods, phrased, proportion, shares
 from app.calculon.candidates import Candidate, Quantity, candidates, quantities
 from app.calculon.ranker import question_start, ranked
 from bench._calculon_public import corpus_questions
@@ -31,6 +31,7 @@ RULES: dict[str, Rule] = {
     "changed in turn": lambda t, q, f, p: changes.changed_in_turn(t, q, f),
     "undone in turn": lambda t, q, f, p: changes.undone_in_turn(t, q, f),
     "compared": lambda t, q, f, p: compared.compared(t, q, f),
+    "compared, together": lambda t, q, f, p: compared.compared_together(t, q, f),
     "some changed": lambda t, q, f, p: changes.some_changed(t, q, f),
     "age then": lambda t, q, f, p: compared.age_then(t, q, f),
     "shared equally": lambda t, q, f, p: counted.shared_equally(t, q, f),
@@ -39,11 +40,14 @@ RULES: dict[str, Rule] = {
     "rest of a whole": lambda t, q, f, p: counted.rest_of_whole(t, q, f),
     "left to do": lambda t, q, f, p: counted.left_to_do(t, q, f),
     "each, then a change": lambda t, q, f, p: each.each_then_change(t, q, f),
+    "counted as a kind": lambda t, q, f, p: kinds.counted_as_a_kind(t, q, f),
+    "share taken": lambda t, q, f, p: shares.share_taken(t, q, f),
     "bought in all": lambda t, q, f, p: each.bought_in_all(t, q, f),
     "scaled rate": lambda t, q, f, p: proportion.scaled_rate(t, f),
     "dozens": lambda t, q, f, p: phrased.in_dozens(t, f),
     "average": lambda t, q, f, p: phrased.averaged(t, q, f),
-    "over a period": lambda t, q, f, p: phrased.over_a_period(t, q, f),
+    "over a period": lambda t, q, f, p: periods.over_a_period(t, q, f),
+    "over periods": lambda t, q, f, p: periods.over_periods(t, q, f),
     "percentage": lambda t, q, f, p: _first(phrased.changed(t, q, f, p)),
     "whole groups": lambda t, q, f, p: _first(phrased.grouped(t, q, f, p)),
 }

@@ -20,16 +20,22 @@ from app.calculon.evaluate import Node
 
 # Verbs that say which way an amount goes. "bought", "made" and "took" are in neither: buying
 # adds apples and takes away dollars, so a story with them is left to the ranker.
+# "her friend gave her 5 more": given to the one who holds the amount, so it adds
+_GIVEN_TO = (
+    r"(?:gave|gives|give) (?:her|him|me|us|them)\s+"
+    r"(?=[\d$]|(?:one|two|three|four|five|six|seven|eight|nine|ten|a few|some|a dozen)\b)"
+)
 _TAKES = re.compile(
-    r"\b(?:spent|spend|spends|gave|give|gives|lost|lose|loses|ate|eat|eats|sold|sell|sells|used|use|uses"
+    rf"\b(?!{_GIVEN_TO})(?:spent|spend|spends|gave|give|gives|lost|lose|loses|ate|eat|eats|sold|sell|sells|used|use|uses"
     r"|paid|pay|pays|donated|donates|broke|breaks|threw|throws|popped|withdrew|withdraws|removed|removes"
     r"|spending|giving|losing|eating|selling|using|paying|donating|throwing|removing"
     r"|took away|took out|get off|gets off|got off|got out"
     r"|flew away|flew off|ran away|went away|walked away)\b"
 )
 _ADDS = re.compile(
-    r"\b(?:found|finds|received|receives|earned|earns|won|wins|picked|picks|collected|collects|added|adds"
+    rf"\b(?:{_GIVEN_TO}|found|finds|received|receives|earned|earns|won|wins|picked|picks|collected|collects|added|adds"
     r"|gained|gains|deposited|deposits|get on|gets on|got on|got in|was given|were given"
+    r"|(?:got|gets)(?!\s+(?:off|out|rid|sick|lost|wrong|back|away|into|to)\b)"
     r"|finding|receiving|earning|winning|picking|collecting|gaining"
     r"|came|arrived|joined)\b"
 )
@@ -59,12 +65,17 @@ _SOME = re.compile(r"\b([a-z]+)\s+some\b")
 _DID = re.compile(r"\bdid\s+[a-z]+\s+([a-z]+)\b")
 _IRREGULAR = {"had": "have", "has": "have", "made": "make", "bought": "buy", "got": "get", "found": "find"}
 _BUYS = re.compile(r"\b(?:bought|buy|buys|purchas\w*)\b")  # adds things and takes away money
+# where a story counts no money, buying only adds things ("bought 12 stickers and got 8 more")
+_MONEY = re.compile(
+    r"[$€£¢]|\b(?:dollars?|cents?|money|costs?|price[sd]?|paid|pay|pays|spen[dt]|euros?|pounds?)\b"
+)
 _HAS = re.compile(r"\b(?:has|had|have|there (?:were|are|was|is)|remain\w*)\b")
 _SEGMENT = re.compile(r"[.,;!?]|\b(?:and|then|but)\b")
 # words after a number that name no other thing: "gave 8 to Ann", "8 more", "8 for his birthday"
 _NO_THING_SAID = frozenset(
     re.findall(r"\w+", "to for from of on in at and more less away back each with by then but the a an")
 )
+_PARTITIVE = re.compile(r"\s+of\s+(?:the|them|those|these|her|his|their)\b")
 _HOW_MANY_MUCH = re.compile(r"\bhow (?:many|much)\b")
 _PLURAL = re.compile(r"\s+[A-Za-z]+s\b")
 
@@ -132,7 +143,9 @@ def _changed_in_turn(text: str, question: str, found: Sequence[Quantity]) -> Can
     sign = first = ""
     for i, size in _changes(text, found):
         said = _segment(text, found[i]).lower()
-        takes, adds = bool(_TAKES.search(said)), bool(_ADDS.search(said))
+        takes, adds = _ways(text, said)
+        if _PARTITIVE.match(text, found[i].end) and not any(_ways(text, _said_before(text, found[i]))):
+            return None  # "3 of the necklaces have broken beads so she collects ...": no change of them
         if takes == adds:
             if takes or not sign or not _carries_on(text, found[i - 1], found[i], said):
                 return None  # both, or neither with nothing before it to carry on
@@ -281,9 +294,17 @@ def asks_the_end(asked: str) -> bool:
 def direction(text: str, quantity: Quantity) -> str:
     """ "-" where the words around a number take it away ("gave 9 to friends"), "+" where they add
     it ("found 4 more"), "" where they say neither or both."""
-    said = _segment(text, quantity).lower()
-    takes, adds = bool(_TAKES.search(said)), bool(_ADDS.search(said))
+    takes, adds = _ways(text, _segment(text, quantity).lower())
     return "" if takes == adds else ("-" if takes else "+")
+
+
+def _ways(text: str, said: str) -> tuple[bool, bool]:
+    """Whether the words ``said`` take away, and whether they add: buying adds where no money is
+    counted in the story, and says neither way where it is."""
+    takes, adds = bool(_TAKES.search(said)), bool(_ADDS.search(said))
+    if not takes and _BUYS.search(said) and not _MONEY.search(text.lower()):
+        adds = True
+    return takes, adds
 
 
 def holds(text: str, quantity: Quantity) -> bool:
@@ -297,6 +318,12 @@ def _segment(text: str, quantity: Quantity) -> str:
     before = [m.end() for m in _SEGMENT.finditer(text, 0, quantity.start)]
     after = _SEGMENT.search(text, quantity.end)
     return text[(before[-1] if before else 0) : (after.start() if after else len(text))]
+
+
+def _said_before(text: str, quantity: Quantity) -> str:
+    """The words of a number's segment before it: "gave 3" in "she gave 3 of the apples to Ann"."""
+    before = [m.end() for m in _SEGMENT.finditer(text, 0, quantity.start)]
+    return text[(before[-1] if before else 0) : quantity.start].lower()
 
 
 def _carries_on(text: str, before: Quantity, quantity: Quantity, segment: str) -> bool:

@@ -16,7 +16,10 @@ from app.calculon.evaluate import Node
 
 _UP = {"more", "older", "taller", "longer", "heavier", "bigger", "greater", "higher", "later"}
 _DOWN = {"fewer", "less", "younger", "shorter", "lighter", "smaller", "cheaper", "lower", "earlier"}
-_COMPARED = re.compile(rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+([A-Z][a-z]+)\b")
+# "than Sue", "than on Monday": the one compared with, a person or a day
+_COMPARED = re.compile(
+    rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+(?:on\s+|in\s+)?([A-Z][a-z]+)\b"
+)
 # "14 years old": an age; "in 6 years", "6 years ago", "6 years from now": a span of years
 _AGE = re.compile(r"\s+years?\s+old\b|\s*(?:[.,?!]|$)")
 _SPAN = re.compile(r"\s+(years?)(?!\s+old)\b")
@@ -31,6 +34,10 @@ _PRONOUN = re.compile(r"\s*(?:he|she)\b", re.IGNORECASE)
 _ASKS_THE_GAP = re.compile(
     r"\b(?:more|fewer|less|than|difference|together|total|altogether|both|in all|combined)\b"
 )
+# a question about both amounts added, not about the difference between them
+_TOGETHER = re.compile(r"\b(?:together|altogether|in all|in total|total|combined|both)\b")
+_ASKING = re.compile(r"\b(?:how|what)\b")
+_ASKS_A_GAP = re.compile(r"\b(?:more|fewer|less|than|difference|each)\b")
 NAME = re.compile(r"\b[A-Z][a-z]+\b")
 # capitalised words that open a sentence or stand for a person without naming one
 NOT_NAMES = frozenset(
@@ -44,11 +51,57 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
     """ "Tom is 3 years older than Sue. Sue is 9. How old is Tom?": a difference said between two
     named people, the other's amount said by name, and a question about one of them (not about the
     difference): that amount plus or minus the difference, as the comparative says."""
-    if (
-        len(found) != 2
-        or any(q.text.endswith("/100)") for q in found)
-        or _ASKS_THE_GAP.search(question.lower())
-    ):
+    if _ASKS_THE_GAP.search(question.lower()):
+        return None
+    said = _comparison(text, found)
+    if said is None:
+        return None
+    known, gap, up, subject, other, holder = said
+    target = _one_of(question, subject, other)
+    if target is None or holder == target:
+        return None
+    plus = up if target == subject else not up
+    return _step(found, known, gap, plus)
+
+
+def compared_together(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Paul has 14 books. He has 6 more books than Jane. How many do they have together?": the
+    amount said by name, and the other's found through the comparison, added: 14 + (14 − 6)."""
+    # what the question asks, after any "if" clause: "If their dresses combined are 48, how many does
+    # Ana have?" gives the sum and asks for one
+    asks = list(_ASKING.finditer(question.lower()))
+    asked = question.lower()[asks[-1].start() :] if asks else ""
+    if not _TOGETHER.search(asked) or _ASKS_A_GAP.search(asked):
+        return None
+    said = _comparison(text, found)
+    if said is None:
+        return None
+    known, gap, up, subject, _, holder = said
+    other = _step(found, known, gap, up if holder != subject else not up)
+    if other is None:
+        return None
+    node = Node("+", (found[known].node, other.node))
+    roles = ((known, "add"), *((i, role) for i, role in other.roles if i != known))
+    return Candidate(
+        node, found[known].value + other.value, tuple(sorted((known, gap))), roles, ("+", *other.ops)
+    )
+
+
+def _step(found: Sequence[Quantity], known: int, gap: int, plus: bool) -> Candidate | None:
+    """The known amount with the difference added or taken away; None where nothing would be left."""
+    value = found[known].value + found[gap].value if plus else found[known].value - found[gap].value
+    if value <= 0:
+        return None
+    op = "+" if plus else "-"
+    roles = ((known, "add" if plus else "sub_l"), (gap, "add" if plus else "sub_r"))
+    return Candidate(Node(op, (found[known].node, found[gap].node)), value, (known, gap), roles, (op,))
+
+
+def _comparison(text: str, found: Sequence[Quantity]) -> tuple[int, int, bool, str, str, str] | None:
+    """Two numbers, one a difference said between two people and one an amount said of one of them:
+    (the amount's index, the difference's, whether the comparative says more, the one compared, the
+    one compared with, the one who holds the amount), or None where the words leave any in doubt."""
+    if len(found) != 2 or any(q.text.endswith("/100)") for q in found):
         return None
     if MORE_STEPS.search(text):  # "3 times more than Sally" multiplies
         return None
@@ -58,14 +111,13 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
         match = _COMPARED.search(sentence, after)
         if match is None or len(sentence[after : match.start()].split()) > 2:  # "14 cards, which is 5 more"
             continue
-        names = [n for n in NAME.findall(sentence) if n not in NOT_NAMES]
-        subject, other = (names[0] if names else ""), match[2]
+        other = match[2]
+        names = [n for n in NAME.findall(sentence) if n not in NOT_NAMES and n != other]
+        subject = names[0] if names else ""
         kin = _KIN.match(sentence)
         if kin is not None:  # "Her sister collected 18 fewer shells than Amy": the sister is the subject
             subject = kin[1].lower()
-        elif _PRONOUN.match(
-            sentence
-        ):  # "Carlos has 45. He has 18 more than Diego": he is who was named before
+        elif _PRONOUN.match(sentence) and not names:  # "Carlos has 45. He has 18 more than Diego"
             subject = _named_before(text, _sentence_start(text, found[gap]))
         if not subject or subject == other:
             return None
@@ -77,17 +129,9 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
             if same and found[known].start < found[gap].start
             else _one_of(_sentence(text, found[known]), subject, other)
         )
-        target = _one_of(question, subject, other)
-        if holder is None or target is None or holder == target:
+        if holder is None:
             return None
-        up = match[1].lower() in _UP
-        plus = up if target == subject else not up
-        value = found[known].value + found[gap].value if plus else found[known].value - found[gap].value
-        if value <= 0:
-            return None
-        op = "+" if plus else "-"
-        roles = ((known, "add" if plus else "sub_l"), (gap, "add" if plus else "sub_r"))
-        return Candidate(Node(op, (found[known].node, found[gap].node)), value, (known, gap), roles, (op,))
+        return known, gap, match[1].lower() in _UP, subject, other, holder
     return None
 
 

@@ -22,6 +22,7 @@ _IMPLIED: tuple[tuple[str, tuple[tuple[Fraction, str], ...]], ...] = (
     (r"triple[sd]?|tripling|thrice", ((Fraction(3), "three times"),)),
     (r"half|halves|halved|halve", ((Fraction(2), "half"), (Fraction(1, 2), "half"))),
     (r"quarters?|quartered", ((Fraction(4), "quarter"), (Fraction(1, 4), "a quarter"))),
+    (r"thirds?", ((Fraction(3), "a third"),)),
     (r"pairs?|couple", ((Fraction(2), "a pair"),)),
     (r"dozens?", ((Fraction(12), "a dozen"),)),
     (r"squared", ((Fraction(2), "squared"),)),  # "73 squared" is 73 ^ 2

@@ -17,12 +17,15 @@ from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, some_changed, undone_in_turn
-from app.calculon.compared import age_then, compared
+from app.calculon.compared import age_then, compared, compared_together
 from app.calculon.counted import gap_between, left_to_do, rate_times_count, rest_of_whole, shared_equally
 from app.calculon.each import bought_in_all, each_then_change
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
+from app.calculon.kinds import counted_as_a_kind
+from app.calculon.periods import over_a_period, over_periods
 from app.calculon.proportion import scaled_rate
+from app.calculon.shares import share_taken
 
 # "My rent is 30% of my pay. How much is left?": a share of it gone
 _OF_LEFT = re.compile(r"%\s+of\b.*\b(?:left|remain\w*)\b")
@@ -67,23 +70,6 @@ _DOZENS = re.compile(r"(?!an?\b)\S.*[ \t-]dozen", re.IGNORECASE)  # "5 dozen", "
 _ASKS_AVERAGE = re.compile(r"\b(?:what|find|calculate|compute)\b[^?]*\b(?:average|mean)\b")
 _AVERAGE_GIVEN = re.compile(r"\b(?:need|needs|must|should|least|most|higher|lower|more|less|next|last)\b")
 _CLAUSE_ENDS = (".", "?", "!", ",", ";")
-# how many of the first period the second holds, where the calendar fixes it: no month in days,
-# and no hours in a day ("$15 an hour, how much in a day" means a working day)
-_PERIODS = {
-    ("minute", "hour"): 60,
-    ("day", "week"): 7,
-    ("day", "year"): 365,
-    ("week", "year"): 52,
-    ("month", "year"): 12,
-}
-_ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year"}
-_RATE = re.compile(
-    r"\b(?:a|an|per|each|every)\s+(minute|hour|day|week|month|year)\b|\b(hourly|daily|weekly|monthly)\b"
-)
-_OVER = re.compile(
-    r"\b(?:in|per|a|an|each|every|for)\s+(?:one\s+|a\s+|whole\s+)?(hour|day|week|year)\b"
-    r"|\b(daily|weekly|yearly|annually)\b"
-)
 
 
 def phrased_candidates(
@@ -93,9 +79,11 @@ def phrased_candidates(
     made = (
         averaged(text, question, found)
         or over_a_period(text, question, found)
+        or over_periods(text, question, found)
         or changed_in_turn(text, question, found)
         or undone_in_turn(text, question, found)
         or compared(text, question, found)
+        or compared_together(text, question, found)
         or some_changed(text, question, found)
         or age_then(text, question, found)
         or shared_equally(text, question, found)
@@ -105,34 +93,14 @@ def phrased_candidates(
         or each_then_change(text, question, found)
         or bought_in_all(text, question, found)
         or left_to_do(text, question, found)
+        or counted_as_a_kind(text, question, found)
+        or share_taken(text, question, found)
         or in_dozens(text, found)
         or scaled_rate(text, found)
     )
     if made is not None:
         return [made]
     return changed(text, question, found, pool) or grouped(text, question, found, pool)
-
-
-def over_a_period(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
-    """ "My phone bill is $40 a month. How much do I pay in a year?": one amount a period, asked over
-    a longer one the calendar fixes, is that amount times how many of the first the second holds
-    (12, the months in a year, backed by the question's "year": :mod:`app.calculon.implied`)."""
-    if len(found) != 1 or MORE_STEPS.search(_RATE.sub(" ", text.lower())):  # its own rate is no step
-        return None
-    counted = _COUNTED.search(question.lower())  # "1.5 gallons a day: how many quarts a week" converts too
-    if counted and counted[1] not in text[: len(text) - len(question)].lower():
-        return None
-    rate, over = _RATE.search(clause(text, found[0], _CLAUSE_ENDS).lower()), _OVER.search(question.lower())
-    if rate is None or over is None:
-        return None
-    first = rate[1] or _ADVERBS[rate[2]]
-    second = over[1] or {"annually": "year", **_ADVERBS}[over[2]]
-    factor = _PERIODS.get((first, second))
-    if factor is None:
-        return None
-    amount = found[0].node
-    node = Node("*", (amount, Node("num", value=Fraction(factor), text=str(factor))))
-    return Candidate(node, found[0].value * factor, (0,), ((0, "mul"),), ("*",))
 
 
 def in_dozens(text: str, found: Sequence[Quantity]) -> Candidate | None:

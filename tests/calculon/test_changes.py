@@ -7,7 +7,7 @@ import pytest
 
 from app.calculon.candidates import quantities
 from app.calculon.changes import changed_in_turn, undone_in_turn
-from app.calculon.compared import age_then, compared
+from app.calculon.compared import age_then, compared, compared_together
 from app.calculon.ranker import ranked
 
 
@@ -86,7 +86,7 @@ def test_a_count_of_containers_of_one_size_is_one_change_and_what_was_made_is_th
     "story",
     [
         # buying adds apples and takes away dollars: no verb here says which
-        "Kim had 30 stickers. She bought 7 and gave 5 to Bo. How many stickers does Kim have left?",
+        "Kim had 30 dollars. She bought 7 stickers and gave 5 to Bo. How many dollars does Kim have left?",
         # the question is about someone else, or about the changes
         "Kim had 30 stickers. She gave 7 to Ann and 5 to Bo. How many stickers does Ann have now?",
         "Kim had 30 stickers. She gave 7 to Ann and 5 to Bo. How many did she give away?",
@@ -258,3 +258,71 @@ def test_an_age_and_a_span_of_years_later_or_earlier_adds_or_takes_the_span(stor
 )
 def test_an_age_without_a_span_in_time_is_left_to_the_other_readings(story):
     assert age_then(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # buying adds things where the story counts no money: was 18 + 7 − 5 ("gave her" read as taking)
+        (
+            "Zoe had 18 marbles. She bought 7 marbles and her friend gave her 5 more. "
+            "How many marbles does she have now?",
+            "18 + 7 + 5",
+            30,
+        ),
+        (
+            "Leo had 12 toy cars. He got 8 toy cars for his birthday and gave 3 to his cousin. "
+            "How many toy cars does he have left?",
+            "12 + 8 − 3",
+            17,
+        ),
+    ],
+)
+def test_buying_and_being_given_add_where_no_money_is_counted(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+def test_buying_says_neither_way_where_the_story_counts_money():
+    story = "Ivy had 20 dollars and 3 pens. She bought 4 pens and spent 6 dollars. How many pens are left?"
+    assert changed_in_turn(story, question_of(story), quantities(story)) is None
+
+
+def test_some_of_the_things_that_then_do_something_are_no_change_of_the_amount():
+    story = (
+        "Ned has 40 cups. 6 of the cups have cracks so he collects the handles. He buys 4 new cups. "
+        "How many cups does he own now?"
+    )
+    assert changed_in_turn(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # the other's amount through the comparison, then both added: was 14 + 6
+        (
+            "Paul has 14 books. He has 6 more books than Jane. How many books do they have together?",
+            "14 + 14 − 6",
+            22,
+        ),
+        (
+            "Omar has 15 stickers. Lily has 4 fewer stickers than Omar. "
+            "How many stickers do they have in all?",
+            "15 + 15 − 4",
+            26,
+        ),
+        # days compared, not people
+        (
+            "Maya read 42 pages on Monday. She read 12 more pages on Tuesday than on Monday. "
+            "How many pages did she read in all?",
+            "42 + 42 + 12",
+            96,
+        ),
+    ],
+)
+def test_two_amounts_one_said_against_the_other_are_added_when_the_question_asks_both(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+def test_a_sum_given_and_one_amount_asked_is_not_read_as_both_added():
+    story = "Ann has 9 more hats than Bea. If their hats combined are 31, how many hats does Bea have?"
+    assert compared_together(story, story[story.index("If") :], quantities(story)) is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.calculon import kinds, periods, shares
 from app.calculon.candidates import candidates, quantities
 from app.calculon.phrased import phrased_candidates
 from app.calculon.provenance import CalculonVerifier
@@ -45,6 +46,27 @@ from app.core.tools import USER_SOURCE, Source
         ("A pack has 6 cans. How many packs do I need for 45 cans?", "45 ÷ 6", 7.5),
         ("How many eggs are in 5 dozen?", "5 × 12", 60),
         ("A baker sold five dozen cookies. How many cookies did she sell?", "5 × 12", 60),
+        # an amount a day over a count of weeks: was 3 × 2
+        ("Tom walks 3 miles every day. How many miles does he walk in 2 weeks?", "3 × 7 × 2", 42),
+        ("A shop sells 40 bikes a month. How many bikes does it sell in 3 years?", "40 × 12 × 3", 1440),
+        # things of one kind counted under its name: was 4 + 12
+        ("A farmer has 4 cows, 7 pigs and 12 hens. How many animals does he have?", "4 + 7 + 12", 23),
+        (
+            "In a vase there are 6 roses, 5 tulips and 9 daisies. How many flowers are in the vase?",
+            "6 + 5 + 9",
+            20,
+        ),
+        # one number and a share of it taken in words: no formula before
+        (
+            "Mark had 60 dollars. He spent half of it on a jacket. How much money does he have left?",
+            "60 − 60 ÷ 2",
+            30,
+        ),
+        (
+            "Ann had 24 cards. She gave away a third of them. How many cards does she have left?",
+            "24 − 24 ÷ 3",
+            16,
+        ),
     ],
 )
 def test_a_phrasing_that_names_its_operation_is_read_as_it_names_it(story, formula, value):
@@ -87,6 +109,41 @@ def test_a_period_the_calendar_does_not_fix_is_left_to_the_model():
     assert ranked("I earn $15 an hour. How much do I earn in a day?") == []  # a working day?
     assert ranked("I walk 3 miles a day. How far do I walk in a month?") == []  # 28 to 31 days
     assert ranked("I have 40 apples. How many do I have in a year?") == []
+
+
+def test_a_span_that_is_no_count_of_periods_or_a_comparison_is_not_read_over_periods():
+    # "2 hours of music" is no span over which the rate runs; "how many more" compares
+    assert (
+        periods.over_periods(
+            "It plays 90 beats a minute. He listens to 2 hours of music. How many beats does he hear?",
+            "How many beats does he hear?",
+            quantities(
+                "It plays 90 beats a minute. He listens to 2 hours of music. How many beats does he hear?"
+            ),
+        )
+        is None
+    )
+    story = "He bakes 12 pies a day. How many more pies does he bake in 2 weeks than in 1 week?"
+    assert periods.over_periods(story, story[story.index("How") :], quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        "A farmer has 4 cows and 7 pigs. He sells 2 pigs. How many animals does he have now?",  # a change
+        "A farmer has 4 cows and 7 pigs. How many legs do they have?",  # not the kind
+        "A farmer has 4 cows, 7 pigs and 3 bags of feed. How many animals does he have?",  # another thing
+    ],
+)
+def test_a_count_of_a_kind_with_a_change_or_another_thing_is_not_their_plain_sum(story):
+    assert kinds.counted_as_a_kind(story, story[story.index("How") :], quantities(story)) is None
+
+
+def test_a_share_taken_and_then_another_share_is_not_read_as_the_first_alone():
+    story = (
+        "Ali had 480 dollars. He spent half of it on food and a third of the rest on a hat. How much is left?"
+    )
+    assert shares.share_taken(story, story[story.index("How") :], quantities(story)) is None
 
 
 def test_a_count_of_dozens_and_the_dozen_back_the_formula_that_multiplies_them():
