@@ -28,6 +28,7 @@ _GIVEN_TO = (
 _TAKES = re.compile(
     rf"\b(?!{_GIVEN_TO})(?:spent|spend|spends|gave|give|gives|lost|lose|loses|ate|eat|eats|sold|sell|sells|used|use|uses"
     r"|paid|pay|pays|donated|donates|broke|breaks|threw|throws|popped|withdrew|withdraws|removed|removes"
+    r"|died|dies|wilted|melted|escaped|burst|spoiled|rotted"
     r"|spending|giving|losing|eating|selling|using|paying|donating|throwing|removing"
     r"|took away|took out|get off|gets off|got off|got out"
     r"|flew away|flew off|ran away|went away|walked away)\b"
@@ -52,7 +53,7 @@ _GROUPS_OF = re.compile(
     re.IGNORECASE,
 )
 # a question about the amount at the end, not about the changes ("how many did she give away")
-_AT_THE_END = re.compile(r"\b(?:left|remain\w*|now|in the end|at the end|end up|ends up)\b")
+_AT_THE_END = re.compile(r"\b(?:left|remain\w*|now|in the end|at the end|end up|ends up|alive|still)\b")
 _NOT_THE_END = re.compile(r"\b(?:more|fewer|less|than|need|needs|each|every|per|times|away)\b")
 # a question about the amount before the changes ("how many did she have at first")
 _AT_THE_START = re.compile(

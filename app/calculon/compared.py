@@ -10,32 +10,44 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, Candidate, Quantity
 from app.calculon.evaluate import Node
 
+_KIN_WORDS = (
+    "sister|brother|mother|father|mom|dad|friend|cousin|aunt|uncle|son|daughter|grandma|grandpa"
+    "|grandmother|grandfather|teacher|neighbou?r|wife|husband"
+)
 _UP = {"more", "older", "taller", "longer", "heavier", "bigger", "greater", "higher", "later"}
 _DOWN = {"fewer", "less", "younger", "shorter", "lighter", "smaller", "cheaper", "lower", "earlier"}
 # "than Sue", "than on Monday": the one compared with, a person or a day
 _COMPARED = re.compile(
-    rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+(?:on\s+|in\s+)?([A-Z][a-z]+)\b"
+    rf"\b({'|'.join(sorted(_UP | _DOWN))})\b(?:\s+\w+){{0,3}}?\s+than\s+"
+    rf"(?:on\s+|in\s+|(?:his|her|their|my)\s+(?=(?:{_KIN_WORDS})\b))?([A-Z][a-z]+|{_KIN_WORDS})\b"
 )
 # "14 years old": an age; "in 6 years", "6 years ago", "6 years from now": a span of years
 _AGE = re.compile(r"\s+years?\s+old\b|\s*(?:[.,?!]|$)")
 _SPAN = re.compile(r"\s+(years?)(?!\s+old)\b")
 _LATER = re.compile(r"\bin \d+ years?\b|\byears? from now\b|\byears? later\b")
 _EARLIER = re.compile(r"\s+years?\s+(?:ago|earlier|before)\b")
-_KIN = re.compile(
-    r"\s*(?:his|her|their|my)\s+(sister|brother|mother|father|mom|dad|friend|cousin|aunt|uncle|son"
-    r"|daughter|grandma|grandpa|grandmother|grandfather|teacher|neighbou?r|wife|husband)\b",
-    re.IGNORECASE,
-)
+_KIN = re.compile(rf"\s*(?:his|her|their|my)\s+({_KIN_WORDS})\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\s*(?:he|she)\b", re.IGNORECASE)
 _ASKS_THE_GAP = re.compile(
     r"\b(?:more|fewer|less|than|difference|together|total|altogether|both|in all|combined)\b"
 )
 # a question about both amounts added, not about the difference between them
 _TOGETHER = re.compile(r"\b(?:together|altogether|in all|in total|total|combined|both)\b")
+# "twice as many books as Joe", "3 times as old as her brother"
+_TIMES_AS = re.compile(
+    rf"\b(?:(twice|double|triple|half)|\S+\s+times)\s+as\s+(?:many|much|old|long|tall|heavy|big|far|fast)\b"
+    rf"(?:\s+\w+){{0,3}}?\s+as\s+(?:(?:his|her|their|my)\s+(?=(?:{_KIN_WORDS})\b))?([A-Z][a-z]+|{_KIN_WORDS})\b"
+)
+_FACTOR_WORDS = {"twice": Fraction(2), "double": Fraction(2), "triple": Fraction(3), "half": Fraction(1, 2)}
+# a further step beside the multiple: "twice as many plus 2", "3 more than"
+_ANOTHER_STEP = re.compile(
+    r"\b(?:more|fewer|less|than|plus|minus|times|twice|half|each|every|per|thirds?|quarters?|fourths?|fifths?)\b"
+)
 _ASKING = re.compile(r"\b(?:how|what)\b")
 _ASKS_A_GAP = re.compile(r"\b(?:more|fewer|less|than|difference|each)\b")
 NAME = re.compile(r"\b[A-Z][a-z]+\b")
@@ -85,6 +97,55 @@ def compared_together(text: str, question: str, found: Sequence[Quantity]) -> Ca
     return Candidate(
         node, found[known].value + other.value, tuple(sorted((known, gap))), roles, ("+", *other.ops)
     )
+
+
+def times_as_many(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Kate has twice as many books as Joe. Joe has 15 books. How many books does Kate have?": one
+    amount a multiple of another's, the other's said by name: that amount times the multiple (asked
+    about the one compared), divided by it (asked about the other), or both added (asked together)."""
+    matches = list(_TIMES_AS.finditer(text))
+    if len(matches) != 1 or _ANOTHER_STEP.search(_TIMES_AS.sub(" ", text).lower()):
+        return None
+    match = matches[0]
+    said = [i for i, q in enumerate(found) if match.start() <= q.start < match.end()]
+    factor_word = _FACTOR_WORDS.get((match[1] or "").lower())
+    if len(said) > 1 or (not said and factor_word is None) or len(found) != len(said) + 1:
+        return None
+    known = next(i for i in range(len(found)) if i not in said)
+    if found[known].start >= len(text) - len(question) or (said and found[said[0]].value <= 1):
+        return None
+    factor = found[said[0]].node if said else Node("num", value=factor_word, text=str(factor_word))
+    value = found[said[0]].value if said else Fraction(factor_word or 0)
+    sentence_start = max(text.rfind(mark, 0, match.start()) for mark in ".!?") + 1
+    sentence = text[sentence_start : match.start()]
+    other = match[2]
+    names = [n for n in NAME.findall(sentence) if n not in NOT_NAMES and n != other]
+    kin = _KIN.match(sentence)
+    subject = kin[1].lower() if kin else names[0] if names else ""
+    if not subject and _PRONOUN.match(sentence):
+        subject = _named_before(text, sentence_start)
+    holder = _one_of(_sentence(text, found[known]), subject, other) if subject and subject != other else None
+    if holder is None:
+        return None
+    asks = list(_ASKING.finditer(question.lower()))
+    asked = question.lower()[asks[-1].start() :] if asks else ""
+    counted = re.search(r"\bhow (?:many|much) ([a-z]+)", asked)
+    if _ASKS_A_GAP.search(asked) or (counted and counted[1] not in text[: len(text) - len(question)].lower()):
+        return None  # "how many hours" after minutes converts too
+    times = holder == other  # the compared one's amount is the known times the multiple
+    if times:
+        step, step_value, op = Node("*", (found[known].node, factor)), found[known].value * value, "*"
+    else:
+        step, step_value, op = Node("/", (found[known].node, factor)), found[known].value / value, "/"
+    roles = ((known, "mul"), *((i, "mul") for i in said))
+    used = tuple(sorted((known, *said)))
+    if _TOGETHER.search(asked):
+        node = Node("+", (found[known].node, step))
+        return Candidate(node, found[known].value + step_value, used, roles, ("+", op))
+    target = _one_of(question[len(question) - len(asked) :], subject, other)
+    if target is None or target == holder:
+        return None
+    return Candidate(step, step_value, used, roles, (op,))
 
 
 def _step(found: Sequence[Quantity], known: int, gap: int, plus: bool) -> Candidate | None:

@@ -1,5 +1,7 @@
 """Things counted under the name of their kind: "A farmer has 4 cows, 7 pigs and 12 hens. How many
-animals does he have?" is 4 + 7 + 12 (the ranker, weighing pairs, read 4 + 12).
+animals does he have?" is 4 + 7 + 12 (the ranker, weighing pairs, read 4 + 12); and one list of
+one thing in its sorts: "A jar has 5 red, 8 blue and 7 green marbles. How many marbles are in the
+jar?" is 5 + 8 + 7 (the ranker read 5 ÷ (8 − 7)).
 
 The kinds are facts of the language (a hen is an animal, a dime a coin), written out here rather
 than guessed: a question counting a kind the table does not know, or a story with a number of
@@ -16,6 +18,7 @@ from app.calculon.candidates import MORE_STEPS, Candidate, Quantity
 from app.calculon.changes import direction
 from app.calculon.counted import counted_noun, singular
 from app.calculon.evaluate import Node
+from app.calculon.implied import listed_runs
 
 _BIRDS = frozenset(
     [
@@ -117,6 +120,28 @@ def counted_as_a_kind(text: str, question: str, found: Sequence[Quantity]) -> Ca
         things.append(named.pop())
     if len(set(things)) != len(things):  # "3 cows ... 2 more cows": a change, not a kind counted
         return None
+    return _sum(found)
+
+
+def one_list_of_sorts(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """One list of numbers, its last followed by the thing the question counts ("5 red, 8 blue and 7
+    green marbles"), no change said: their sum."""
+    asked = question.lower()
+    counted = counted_noun(asked)
+    if not counted or len(found) < 2 or not _HOW_MANY.search(asked) or _NOT_A_SUM.search(asked):
+        return None
+    if MORE_STEPS.search(text) or _NOT_A_SUM.search(text.lower()):
+        return None
+    if any(q.start >= len(text) - len(question) or direction(text, q) for q in found):
+        return None
+    if listed_runs(text, found) != [list(range(len(found)))] or counted not in _named(text, found[-1]):
+        return None
+    if any(counted in _named(text, q) for q in found[:-1]):  # "5 marbles and 3 marbles": no sorts
+        return None
+    return _sum(found)
+
+
+def _sum(found: Sequence[Quantity]) -> Candidate:
     node = found[0].node
     for q in found[1:]:
         node = Node("+", (node, q.node))

@@ -1,4 +1,7 @@
-"""An amount a period, asked over a longer one the calendar fixes: "My phone bill is $40 a month.
+"""An amount for each one of something asked from a total over a count of them: "Lucy earned 120
+dollars in 8 hours. How much does she earn per hour?" is 120 ÷ 8 (the ranker read 120 × 8).
+
+An amount a period, asked over a longer one the calendar fixes: "My phone bill is $40 a month.
 How much do I pay in a year?" is 40 × 12; "Tom walks 3 miles every day. How many miles does he walk
 in 2 weeks?" is 3 × 7 × 2. The 12 and the 7 are backed by the words "year" and "week"
 (:mod:`app.calculon.implied`); a month in days or the hours of a working day are no fact of the
@@ -98,3 +101,38 @@ def over_periods(text: str, question: str, found: Sequence[Quantity]) -> Candida
     node = Node("*", (Node("*", (found[amount].node, times)), found[count].node))
     value = found[amount].value * factor * found[count].value
     return Candidate(node, value, (0, 1), ((amount, "mul"), (count, "mul")), ("*", "*"))
+
+
+# "how much does she earn per hour?", "how many pages does he read each day?"
+_PER_ASKED = re.compile(r"\b(?:per|each|every|a|an|one)\s+([a-z]+)\s*\?\s*$")
+_STEP_WORDS = re.compile(r"\b(?:more|fewer|less|than|left|remain\w*|total|together|altogether|in all)\b")
+
+
+def per_one(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """A total and a count of things said after it ("120 dollars in 8 hours"), and a question
+    that asks the amount for each one of those things: the total ÷ the count."""
+    asked = question.lower()
+    per = _PER_ASKED.search(asked)
+    if per is None or len(found) != 2 or not _HOW_MANY_MUCH.search(asked) or _STEP_WORDS.search(asked):
+        return None
+    story = text[: len(text) - len(question)]
+    if any(q.start >= len(story) or q.text.endswith("/100)") or q.value <= 0 for q in found):
+        return None
+    if MORE_STEPS.search(story) or _STEP_WORDS.search(story.lower()):
+        return None
+    unit = per[1]
+    counts = [i for i, q in enumerate(found) if _counts(text, q, unit)]
+    if len(counts) != 1 or counts[0] == 0:  # the total is said first: "earned 120 dollars in 8 hours"
+        return None
+    count, total = counts[0], 1 - counts[0]
+    node = Node("/", (found[total].node, found[count].node))
+    roles = ((total, "div_l"), (count, "div_r"))
+    return Candidate(node, found[total].value / found[count].value, (0, 1), roles, ("/",))
+
+
+def _counts(text: str, quantity: Quantity, unit: str) -> bool:
+    """ "8 hours", "8 long hours": the number counts ``unit`` (the question's word, singular)."""
+    words = re.findall(r"[a-z]+", text[quantity.end : quantity.end + 24].lower())[:2]
+    return any(
+        w in (unit, f"{unit}s", f"{unit}es") or (unit.endswith("y") and w == f"{unit[:-1]}ies") for w in words
+    )

@@ -17,15 +17,15 @@ from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, some_changed, undone_in_turn
-from app.calculon.compared import age_then, compared, compared_together
+from app.calculon.compared import age_then, compared, compared_together, times_as_many
 from app.calculon.counted import gap_between, left_to_do, rate_times_count, rest_of_whole, shared_equally
 from app.calculon.each import bought_in_all, each_then_change
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
-from app.calculon.kinds import counted_as_a_kind
-from app.calculon.periods import over_a_period, over_periods
+from app.calculon.kinds import counted_as_a_kind, one_list_of_sorts
+from app.calculon.periods import over_a_period, over_periods, per_one
 from app.calculon.proportion import scaled_rate
-from app.calculon.shares import share_taken
+from app.calculon.shares import fraction_of, share_taken
 
 # "My rent is 30% of my pay. How much is left?": a share of it gone
 _OF_LEFT = re.compile(r"%\s+of\b.*\b(?:left|remain\w*)\b")
@@ -52,7 +52,9 @@ _BACKWARDS = re.compile(
 # "how many boxes can she fill": whole groups, as "how many full boxes" asks (app.calculon.worked too)
 FILLS = r"\bhow many \w+ (?:can|could) \w+ (?:make|fill|pack)\b"
 # "how many packs do I need": whole groups and one more for what is left over (app.calculon.worked too)
-NEEDS = r"\bhow many \w+ (?:do|does|did|will|would|should) \w+ need\b"
+NEEDS = (
+    r"\bhow many \w+ (?:(?:do|does|did|will|would|should) \w+ need\b|(?:are|is|will be|would be) needed\b)"
+)
 _WHOLE = re.compile(rf"\bhow many (?:full|whole|complete)\b|{FILLS}")
 _NEEDS = re.compile(NEEDS)
 # a story that says how many one group holds: "a pack has 6", "each van seats 8"; "Sam has 5 apples and
@@ -80,10 +82,12 @@ def phrased_candidates(
         averaged(text, question, found)
         or over_a_period(text, question, found)
         or over_periods(text, question, found)
+        or per_one(text, question, found)
         or changed_in_turn(text, question, found)
         or undone_in_turn(text, question, found)
         or compared(text, question, found)
         or compared_together(text, question, found)
+        or times_as_many(text, question, found)
         or some_changed(text, question, found)
         or age_then(text, question, found)
         or shared_equally(text, question, found)
@@ -94,7 +98,9 @@ def phrased_candidates(
         or bought_in_all(text, question, found)
         or left_to_do(text, question, found)
         or counted_as_a_kind(text, question, found)
+        or one_list_of_sorts(text, question, found)
         or share_taken(text, question, found)
+        or fraction_of(text, question, found)
         or in_dozens(text, found)
         or scaled_rate(text, found)
     )

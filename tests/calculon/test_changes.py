@@ -7,7 +7,7 @@ import pytest
 
 from app.calculon.candidates import quantities
 from app.calculon.changes import changed_in_turn, undone_in_turn
-from app.calculon.compared import age_then, compared, compared_together
+from app.calculon.compared import age_then, compared, compared_together, times_as_many
 from app.calculon.ranker import ranked
 
 
@@ -326,3 +326,39 @@ def test_two_amounts_one_said_against_the_other_are_added_when_the_question_asks
 def test_a_sum_given_and_one_amount_asked_is_not_read_as_both_added():
     story = "Ann has 9 more hats than Bea. If their hats combined are 31, how many hats does Bea have?"
     assert compared_together(story, story[story.index("If") :], quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # a multiple said in words: no formula before (one number)
+        (
+            "Kate has twice as many books as Joe. Joe has 15 books. How many books does Kate have?",
+            "15 × 2",
+            30,
+        ),
+        (
+            "Kate has twice as many books as Joe. Kate has 30 books. How many books does Joe have?",
+            "30 ÷ 2",
+            15,
+        ),
+        # a multiple as a number, then both: was 3 + 12
+        (
+            "Jake has 3 times as many marbles as Sam. Sam has 12 marbles. "
+            "How many marbles do they have together?",
+            "12 + 12 × 3",
+            48,
+        ),
+        # the one compared with is kin: was 7 + 19
+        ("Emma is 7 years younger than her brother. Her brother is 19. How old is Emma?", "19 − 7", 12),
+    ],
+)
+def test_an_amount_a_multiple_of_another_is_read_from_the_one_said(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+def test_a_multiple_asked_in_another_unit_or_beside_a_share_is_left_to_the_ranker():
+    story = "Eli takes 30 minutes. Tom takes four times as long as Eli. How many hours does Tom take?"
+    assert times_as_many(story, question_of(story), quantities(story)) is None
+    story = "Al has 18 pens. He gave away a third of them and has half as many as Bo. How many pens has Bo?"
+    assert times_as_many(story, question_of(story), quantities(story)) is None

@@ -56,6 +56,12 @@ from app.core.tools import USER_SOURCE, Source
             "6 + 5 + 9",
             20,
         ),
+        ("A box has 6 green, 9 yellow and 4 white beads. How many beads are in the box?", "6 + 9 + 4", 19),
+        # a written fraction of an amount, the share asked or the rest: was 30 − 0.8
+        ("A club has 30 members. 4/5 of them voted. How many members voted?", "30 × 0.8", 24),
+        ("A club has 30 members. 4/5 of them voted. How many members did not vote?", "30 − 30 × 0.8", 6),
+        # a total over a count, asked for each one: was 96 × 6
+        ("Raj earned 96 dollars in 6 hours. How much did he earn per hour?", "96 ÷ 6", 16),
         # one number and a share of it taken in words: no formula before
         (
             "Mark had 60 dollars. He spent half of it on a jacket. How much money does he have left?",
@@ -137,6 +143,18 @@ def test_a_span_that_is_no_count_of_periods_or_a_comparison_is_not_read_over_per
 )
 def test_a_count_of_a_kind_with_a_change_or_another_thing_is_not_their_plain_sum(story):
     assert kinds.counted_as_a_kind(story, story[story.index("How") :], quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        "Ivy has 40 stamps. 3/8 of them are old and the rest are new. How many are new?",  # the rest, said
+        "Ivy has 40 stamps. Bo has 3/8 of what Ivy has. How many more stamps does Ivy have?",  # compared
+        "Ivy has 40 stamps. 3/8 of them are old. How many stamps does she have in total?",
+    ],
+)
+def test_a_fraction_whose_share_the_question_does_not_plainly_ask_is_left_to_the_ranker(story):
+    assert shares.fraction_of(story, story[story.index("How") :], quantities(story)) is None
 
 
 def test_a_share_taken_and_then_another_share_is_not_read_as_the_first_alone():
