@@ -79,10 +79,8 @@ def compared(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
 def compared_together(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
     """ "Paul has 14 books. He has 6 more books than Jane. How many do they have together?": the
     amount said by name, and the other's found through the comparison, added: 14 + (14 − 6)."""
-    # what the question asks, after any "if" clause: "If their dresses combined are 48, how many does
-    # Ana have?" gives the sum and asks for one
-    asks = list(_ASKING.finditer(question.lower()))
-    asked = question.lower()[asks[-1].start() :] if asks else ""
+    # "If their dresses combined are 48, how many does Ana have?" gives the sum and asks for one
+    asked = _asking(question).lower()
     if not _TOGETHER.search(asked) or _ASKS_A_GAP.search(asked):
         return None
     said = _comparison(text, found)
@@ -117,18 +115,13 @@ def times_as_many(text: str, question: str, found: Sequence[Quantity]) -> Candid
     factor = found[said[0]].node if said else Node("num", value=factor_word, text=str(factor_word))
     value = found[said[0]].value if said else Fraction(factor_word or 0)
     sentence_start = max(text.rfind(mark, 0, match.start()) for mark in ".!?") + 1
-    sentence = text[sentence_start : match.start()]
     other = match[2]
-    names = [n for n in NAME.findall(sentence) if n not in NOT_NAMES and n != other]
-    kin = _KIN.match(sentence)
-    subject = kin[1].lower() if kin else names[0] if names else ""
-    if not subject and _PRONOUN.match(sentence):
-        subject = _named_before(text, sentence_start)
+    subject = _subject(text, sentence_start, text[sentence_start : match.start()], other)
     holder = _one_of(_sentence(text, found[known]), subject, other) if subject and subject != other else None
     if holder is None:
         return None
-    asks = list(_ASKING.finditer(question.lower()))
-    asked = question.lower()[asks[-1].start() :] if asks else ""
+    asking = _asking(question)
+    asked = asking.lower()
     counted = re.search(r"\bhow (?:many|much) ([a-z]+)", asked)
     if _ASKS_A_GAP.search(asked) or (counted and counted[1] not in text[: len(text) - len(question)].lower()):
         return None  # "how many hours" after minutes converts too
@@ -142,10 +135,37 @@ def times_as_many(text: str, question: str, found: Sequence[Quantity]) -> Candid
     if _TOGETHER.search(asked):
         node = Node("+", (found[known].node, step))
         return Candidate(node, found[known].value + step_value, used, roles, ("+", op))
-    target = _one_of(question[len(question) - len(asked) :], subject, other)
+    target = _one_of(asking, subject, other)
     if target is None or target == holder:
         return None
     return Candidate(step, step_value, used, roles, (op,))
+
+
+def compared_age_then(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "Ike is 8 years older than Pia. Pia is 11. How old will Ike be in 5 years?": one age through
+    the comparison, then the span of years the question names added or taken: 11 + 8 + 5."""
+    asked = question.lower()
+    if len(found) != 3 or "how old" not in asked:
+        return None
+    start = len(text) - len(question)
+    spans = [i for i, q in enumerate(found) if q.start >= start and _SPAN.match(text, q.end)]
+    if len(spans) != 1:
+        return None
+    span = spans[0]
+    later = _LATER.search(text[max(0, found[span].start - 4) : found[span].end + 12].lower())
+    earlier = _EARLIER.match(text, found[span].end)
+    if bool(later) == bool(earlier):
+        return None
+    keep = [i for i in range(3) if i != span]
+    now = compared(text, question, [found[i] for i in keep])
+    if now is None:
+        return None
+    op = "+" if later else "-"
+    value = now.value + found[span].value if later else now.value - found[span].value
+    if value <= 0:
+        return None
+    roles = (*((keep[i], role) for i, role in now.roles), (span, "add" if later else "sub_r"))
+    return Candidate(Node(op, (now.node, found[span].node)), value, (0, 1, 2), roles, (op, *now.ops))
 
 
 def _step(found: Sequence[Quantity], known: int, gap: int, plus: bool) -> Candidate | None:
@@ -173,13 +193,7 @@ def _comparison(text: str, found: Sequence[Quantity]) -> tuple[int, int, bool, s
         if match is None or len(sentence[after : match.start()].split()) > 2:  # "14 cards, which is 5 more"
             continue
         other = match[2]
-        names = [n for n in NAME.findall(sentence) if n not in NOT_NAMES and n != other]
-        subject = names[0] if names else ""
-        kin = _KIN.match(sentence)
-        if kin is not None:  # "Her sister collected 18 fewer shells than Amy": the sister is the subject
-            subject = kin[1].lower()
-        elif _PRONOUN.match(sentence) and not names:  # "Carlos has 45. He has 18 more than Diego"
-            subject = _named_before(text, _sentence_start(text, found[gap]))
+        subject = _subject(text, _sentence_start(text, found[gap]), sentence, other)
         if not subject or subject == other:
             return None
         known = 1 - gap
@@ -221,6 +235,24 @@ def age_then(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
     return Candidate(
         Node(op, (found[age].node, found[span].node)), value, tuple(sorted((age, span))), roles, (op,)
     )
+
+
+def _subject(text: str, start: int, sentence: str, other: str) -> str:
+    """Who a comparing sentence (from ``start``) speaks of: "Her sister" (kin), the name in it other
+    than the one compared with, or for "he"/"she" the one person named before; "" where none."""
+    kin = _KIN.match(sentence)
+    if kin is not None:  # "Her sister collected 18 fewer shells than Amy"
+        return kin[1].lower()
+    names = [n for n in NAME.findall(sentence) if n not in NOT_NAMES and n != other]
+    if names:
+        return names[0]
+    return _named_before(text, start) if _PRONOUN.match(sentence) else ""  # "He has 18 more than Diego"
+
+
+def _asking(question: str) -> str:
+    """What the question asks, after any "if" clause: "how many ..." in "If Joe has 15, how many ..."."""
+    asks = list(_ASKING.finditer(question.lower()))
+    return question[asks[-1].start() :] if asks else ""
 
 
 def _sentence_start(text: str, quantity: Quantity) -> int:

@@ -37,6 +37,12 @@ _SPENT = re.compile(
     r"\bhow much (?:money )?(?:did|does|do|will|would) [a-z]+ (?:spend|pay)\b(?!.*\b(?:more|less|each|per)\b)"
     r"|\btotal cost\b|\bcost (?:in all|altogether|in total)\b"
 )
+# "how much do 4 pens cost", "how much would 6 tickets cost"
+_HOW_MUCH_DO = re.compile(r"\bhow much (?:do|does|would|will|did)\s+\S+\s+(?:[a-z]+\s+)?([a-z]+)\s+cost\b")
+# "a pen costs", "one ticket is", "pens cost", "the hat sells for": what a price is said of, before it
+_PRICE_OF = re.compile(
+    r"\b(?:an?\s+|one\s+|each\s+|the\s+)?([a-z]+)\s+(?:costs?|is|are|sells? for|sold for|was)\s+(?:\$\s*)?$"
+)
 _MONEY = {"dollar", "cent", "euro"}  # not "pound": a weight as often
 _WORD_UNIT = {"a", "an", "the", "of", "and", "to", "in", "on", "for", "with", "each", "every", "per"}
 
@@ -109,6 +115,41 @@ def bought_in_all(text: str, question: str, found: Sequence[Quantity]) -> Candid
     value = found[count].value * found[rate].value + found[other].value
     roles = ((count, "mul"), (rate, "mul"), (other, "add"))
     return Candidate(node, value, tuple(sorted((rate, count, other))), roles, ("+", "*"))
+
+
+def priced_count(text: str, question: str, found: Sequence[Quantity]) -> Candidate | None:
+    """ "A pen costs 3 dollars and a notebook costs 5 dollars. How much do 4 pens cost?": the price
+    said of one of the thing the question counts, times the question's count (3 × 4; the ranker read
+    (3 + 5) × 4). Other prices in the story are of other things and stay out."""
+    asked = _HOW_MUCH_DO.search(question.lower())
+    if asked is None or MULTIPLIERS.search(text):
+        return None
+    start = len(text) - len(question)
+    counts = [i for i, q in enumerate(found) if q.start >= start]
+    if len(counts) != 1 or found[counts[0]].value < 1:
+        return None
+    count = counts[0]
+    item = singular(unit_after(text, found[count]))
+    if not item or item != singular(asked[1]):
+        return None
+    prices = [i for i, q in enumerate(found) if i != count and _price_of(text, q) == item]
+    if len(prices) != 1 or any(
+        i not in (count, *prices) and not _price_of(text, q) for i, q in enumerate(found)
+    ):
+        return None  # a number that is no price of anything: another step
+    price = prices[0]
+    node = Node("*", (found[price].node, found[count].node))
+    value = found[price].value * found[count].value
+    return Candidate(node, value, tuple(sorted((price, count))), ((price, "mul"), (count, "mul")), ("*",))
+
+
+def _price_of(text: str, quantity: Quantity) -> str:
+    """The thing a price is said of, singular: "a pen costs 3 dollars" says pen; "" where none."""
+    sentence_start = max(text.rfind(mark, 0, quantity.start) for mark in ".!?,;") + 1
+    said = _PRICE_OF.search(text[sentence_start : quantity.start].lower())
+    if said is None or not (_is_money(text, quantity) or _EACH_AFTER.match(text, quantity.end)):
+        return ""
+    return singular(said[1])
 
 
 def _one_product(text: str, found: Sequence[Quantity]) -> tuple[int, int, int] | None:

@@ -17,9 +17,9 @@ from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, MULTIPLIERS, Candidate, Quantity, clause, written
 from app.calculon.changes import changed_in_turn, some_changed, undone_in_turn
-from app.calculon.compared import age_then, compared, compared_together, times_as_many
+from app.calculon.compared import age_then, compared, compared_age_then, compared_together, times_as_many
 from app.calculon.counted import gap_between, left_to_do, rate_times_count, rest_of_whole, shared_equally
-from app.calculon.each import bought_in_all, each_then_change
+from app.calculon.each import bought_in_all, each_then_change, priced_count
 from app.calculon.evaluate import Node
 from app.calculon.implied import listed_runs
 from app.calculon.kinds import counted_as_a_kind, one_list_of_sorts
@@ -90,12 +90,14 @@ def phrased_candidates(
         or times_as_many(text, question, found)
         or some_changed(text, question, found)
         or age_then(text, question, found)
+        or compared_age_then(text, question, found)
         or shared_equally(text, question, found)
         or gap_between(text, question, found)
         or rate_times_count(text, question, found)
         or rest_of_whole(text, question, found)
         or each_then_change(text, question, found)
         or bought_in_all(text, question, found)
+        or priced_count(text, question, found)
         or left_to_do(text, question, found)
         or counted_as_a_kind(text, question, found)
         or one_list_of_sorts(text, question, found)

@@ -362,3 +362,10 @@ def test_a_multiple_asked_in_another_unit_or_beside_a_share_is_left_to_the_ranke
     assert times_as_many(story, question_of(story), quantities(story)) is None
     story = "Al has 18 pens. He gave away a third of them and has half as many as Bo. How many pens has Bo?"
     assert times_as_many(story, question_of(story), quantities(story)) is None
+
+
+def test_an_age_through_a_comparison_then_a_span_of_years_is_both_steps():
+    story = "Ike is 8 years older than Pia. Pia is 11. How old will Ike be in 5 years?"
+    assert best(story) == ("11 + 8 + 5", 24)
+    ago = "Una is 6 years younger than Ray. Ray is 20. How old was Una 3 years ago?"
+    assert best(ago) == ("20 − 6 − 3", 11)

@@ -7,7 +7,7 @@ import pytest
 
 from app.calculon.candidates import quantities
 from app.calculon.counted import left_to_do
-from app.calculon.each import bought_in_all, each_then_change
+from app.calculon.each import bought_in_all, each_then_change, priced_count
 from tests.calculon.test_changes import best, question_of
 
 
@@ -141,3 +141,20 @@ def test_a_count_at_a_price_each_and_one_more_price_is_what_was_spent(story, for
 )
 def test_prices_the_words_leave_open_are_left_to_the_ranker(story):
     assert bought_in_all(story, question_of(story), quantities(story)) is None
+
+
+@pytest.mark.parametrize(
+    ("story", "formula", "value"),
+    [
+        # the other price is of another thing: was (3 + 5) × 4
+        ("A pen costs 3 dollars and a notebook costs 5 dollars. How much do 4 pens cost?", "3 × 4", 12),
+        ("A mug is $7 and a plate is $4. How much would 6 plates cost?", "4 × 6", 24),
+    ],
+)
+def test_the_price_of_the_thing_asked_about_times_its_count(story, formula, value):
+    assert best(story) == (formula, value)
+
+
+def test_a_count_of_a_thing_no_price_is_said_of_is_not_priced():
+    story = "A pen costs 3 dollars and a notebook costs 5 dollars. How much do 4 bags cost?"
+    assert priced_count(story, story[story.index("How") :], quantities(story)) is None
