@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from app.calculon.implied import implied_numbers
 from app.core.calculator_text import APPROX, call_formula, rounded, without_note
 from app.core.numbers import Mention, find_numbers
 from app.core.records import CallRecord
@@ -89,8 +90,10 @@ def _labelled(expression: str, asked: str, mine: list[Mention]) -> str:
 def _label(asked: str, mine: list[Mention], values: set[Fraction], shown_as_percent: bool = False) -> str:
     """The user's words around the number they wrote: the clause it stands in, nearest first."""
     found = next((m for m in mine if set(m.values()) & values), None)
-    if found is None:
-        return ""
+    if found is None:  # "15 × 2": the 2 is the user's "twice", the 7 in "3 × 7 × 2" the days of their week
+        # (a percentage's "÷100" is its own working: the percentage beside it is labelled already)
+        said = implied_numbers(asked)
+        return next((label for value, label in said if value in values and value != 100), "")
     # the clause it stands in, and no further than the numbers beside it: "A crate holds 48 boxes
     # of 37 bolts" labels 48 "crate holds boxes" and 37 "boxes bolts", not both the whole clause
     start = max((b.end() for b in _BOUNDARY.finditer(asked, 0, found.start)), default=0)

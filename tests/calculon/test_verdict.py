@@ -60,6 +60,18 @@ def test_every_number_of_a_computed_formula_is_labelled_with_the_users_words():
     assert found.formula == "21 = 40 (now Fred has dollars) − 19 (Last week Fred had dollars)"
 
 
+def test_a_number_the_user_said_in_words_is_labelled_with_those_words():
+    asked = "Tom walks 3 miles every day. How many miles does he walk in 2 weeks?"
+    found = verdict(asked, [call("evaluate", {"expression": "3 * 7 * 2"}, "42")], "3 × 7 × 2 = 42.")
+    assert (
+        found.formula
+        == "42 = 3 (Tom walks miles every day) × 7 (days in a week) × 2 (miles he walk in weeks)"
+    )
+    twice = "Kate has twice as many books as Joe. Joe has 15 books. How many books does Kate have?"
+    found = verdict(twice, [call("evaluate", {"expression": "15 * 2"}, "30")], "15 × 2 = 30.")
+    assert found.formula == "30 = 15 (Joe has books) × 2 (twice)"
+
+
 def test_an_answer_that_restates_the_input_of_a_conversion_is_not_verified():
     asked = "Convert 98.6 degrees Fahrenheit to Celsius."
     calls = [call("fahrenheit_to_celsius", {"value": 98.6}, "37 °C")]
