@@ -13,6 +13,18 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 @pytest.fixture(scope="session", autouse=True)
+def run_data_dirs(tmp_path_factory):
+    """Config and data folders for the whole run, for the fixtures that start before a test's own
+    (a module's servers): without them, those read and wrote the user's real tool pins, and a test
+    server changed since an earlier run had its changed tool held back as a rug pull."""
+    with pytest.MonkeyPatch.context() as patch:
+        folder = tmp_path_factory.mktemp("run-dirs")
+        patch.setenv("CALCULON_CONFIG_DIR", str(folder / "config"))
+        patch.setenv("CALCULON_DATA_DIR", str(folder / "data"))
+        yield folder
+
+
+@pytest.fixture(scope="session", autouse=True)
 def static_table_dir(tmp_path_factory):
     """Tool retrieval's static token table lives in one folder for the whole run: it is
     distilled from the embedding model once (about a minute), not once per test."""

@@ -35,6 +35,9 @@ _CONSTANT = re.compile(r"\b(?:pi|tau|phi|e|euler)\b|[πτφ]", re.IGNORECASE)
 class CalculonMode(CalculonVerifier):
     """Checks every number, then judges whether the formula that ran is established."""
 
+    # a call's optional numbers that no one said are left out of it (app.core.unsaid)
+    backs_numbers = True
+
     def judge(self, answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
         return judge(answer, check, facts)
 

@@ -28,6 +28,7 @@ from app.core.refailed import failed_before, refailed_result
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.core.tools import Source, ToolResult
 from app.core.unread import UNCHANGED_NOT_RUN, unchanged_edit, unread_edit, unread_result
+from app.core.unsaid import unsaid_options
 from app.core.unstaged import unstaged_commit, unstaged_result
 
 
@@ -101,13 +102,31 @@ def _finished(
 
 def fitted_call(turn: CallingTurn, call: ToolCall) -> ToolCall:
     """The call, its edits fitted to the text read where they differ from it only in punctuation
-    and spacing (app.core.fitted); said in the trace."""
+    and spacing (app.core.fitted), and in Calculon mode without the optional numbers nobody said
+    (app.core.unsaid); each said in the trace."""
     results = (m.text for m in (*turn.s.history, *turn.messages) if m.role == "tool" and not m.is_error)
     fitted = fitted_edit(call.arguments, results)
-    if fitted is None:
+    if fitted is not None:
+        arguments, what = fitted
+        turn.emit(ev.Notice, message=f"The edit was fitted to the text read: {what}.")
+        call = dataclasses.replace(call, arguments=arguments)
+    info = turn.s.runner.provider.resolve(call.name)
+    if info is None or call.inline or not getattr(turn.s.verifier, "backs_numbers", False):
         return call
-    arguments, what = fitted
-    turn.emit(ev.Notice, message=f"The edit was fitted to the text read: {what}.")
+    said = [
+        turn.user_text,
+        *(
+            m.text
+            for m in (*turn.s.history, *turn.messages)
+            if m.role == "user" or (m.role == "tool" and not m.is_error)
+        ),
+    ]
+    unsaid = unsaid_options(call.arguments, info.input_schema, said)
+    if unsaid is None:
+        return call
+    arguments, names = unsaid
+    left = ", ".join(f"{name} ({call.arguments[name]})" for name in names)
+    turn.emit(ev.Notice, message=f"Left out of {call.name}, as no one said these numbers: {left}.")
     return dataclasses.replace(call, arguments=arguments)
 
 

@@ -8,9 +8,12 @@ app = MCPServer("files")
 
 
 @app.tool()
-def read_text(path: str) -> str:
-    """Read a text file and return its contents."""
-    return Path(path).read_text(encoding="utf-8")
+def read_text(path: str, head: int | None = None, tail: int | None = None) -> str:
+    """Read a text file and return its contents; head or tail: only the first or last N lines."""
+    if head is not None and tail is not None:  # as the filesystem reference server refuses the pair
+        raise ValueError("Cannot specify both head and tail parameters simultaneously")
+    lines = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
+    return "".join(lines[:head] if head is not None else lines[-tail:] if tail is not None else lines)
 
 
 @app.tool()
