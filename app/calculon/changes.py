@@ -19,7 +19,7 @@ from app.calculon.counted import counted_noun, unit_after, words_after
 from app.calculon.evaluate import Node
 
 # Verbs that say which way an amount goes. "bought", "made" and "took" are in neither: buying
-# adds apples and takes away dollars, so a story with them is left to the ranker.
+# adds apples and takes away dollars, so it adds only where the story counts no money (_ways).
 # "her friend gave her 5 more": given to the one who holds the amount, so it adds
 _GIVEN_TO = (
     r"(?:gave|gives|give) (?:her|him|me|us|them)\s+"

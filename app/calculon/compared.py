@@ -114,7 +114,7 @@ def times_as_many(text: str, question: str, found: Sequence[Quantity]) -> Candid
         return None
     factor = found[said[0]].node if said else Node("num", value=factor_word, text=str(factor_word))
     value = found[said[0]].value if said else Fraction(factor_word or 0)
-    sentence_start = max(text.rfind(mark, 0, match.start()) for mark in ".!?") + 1
+    sentence_start = _sentence_start(text, match.start())
     other = match[2]
     subject = _subject(text, sentence_start, text[sentence_start : match.start()], other)
     holder = _one_of(_sentence(text, found[known]), subject, other) if subject and subject != other else None
@@ -152,9 +152,8 @@ def compared_age_then(text: str, question: str, found: Sequence[Quantity]) -> Ca
     if len(spans) != 1:
         return None
     span = spans[0]
-    later = _LATER.search(text[max(0, found[span].start - 4) : found[span].end + 12].lower())
-    earlier = _EARLIER.match(text, found[span].end)
-    if bool(later) == bool(earlier):
+    later = _later(text, found[span])
+    if later is None:
         return None
     keep = [i for i in range(3) if i != span]
     now = compared(text, question, [found[i] for i in keep])
@@ -188,17 +187,17 @@ def _comparison(text: str, found: Sequence[Quantity]) -> tuple[int, int, bool, s
         return None
     for gap in range(2):
         sentence = _sentence(text, found[gap])
-        after = found[gap].end - _sentence_start(text, found[gap])
+        after = found[gap].end - _sentence_start(text, found[gap].start)
         match = _COMPARED.search(sentence, after)
         if match is None or len(sentence[after : match.start()].split()) > 2:  # "14 cards, which is 5 more"
             continue
         other = match[2]
-        subject = _subject(text, _sentence_start(text, found[gap]), sentence, other)
+        subject = _subject(text, _sentence_start(text, found[gap].start), sentence, other)
         if not subject or subject == other:
             return None
         known = 1 - gap
         # "Ben has 14 cards, which is 5 more than Tom": the amount in the comparing sentence is its subject's
-        same = _sentence_start(text, found[known]) == _sentence_start(text, found[gap])
+        same = _sentence_start(text, found[known].start) == _sentence_start(text, found[gap].start)
         holder = (
             subject
             if same and found[known].start < found[gap].start
@@ -222,10 +221,9 @@ def age_then(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
     if len(spans) != 1:
         return None
     span = spans[0]
-    later = _LATER.search(text[max(0, found[span].start - 4) : found[span].end + 12].lower())
-    earlier = _EARLIER.match(text, found[span].end)
+    later = _later(text, found[span])
     age = 1 - span
-    if not _AGE.match(text, found[age].end) or bool(later) == bool(earlier):
+    if not _AGE.match(text, found[age].end) or later is None:
         return None
     op = "+" if later else "-"
     value = found[age].value + found[span].value if later else found[age].value - found[span].value
@@ -235,6 +233,14 @@ def age_then(text: str, question: str, found: Sequence[Quantity]) -> Candidate |
     return Candidate(
         Node(op, (found[age].node, found[span].node)), value, tuple(sorted((age, span))), roles, (op,)
     )
+
+
+def _later(text: str, span: Quantity) -> bool | None:
+    """Whether a span of years is later ("in 6 years", "6 years from now") or earlier ("6 years ago");
+    None where the words say neither or both."""
+    later = _LATER.search(text[max(0, span.start - 4) : span.end + 12].lower()) is not None
+    earlier = _EARLIER.match(text, span.end) is not None
+    return None if later == earlier else later
 
 
 def _subject(text: str, start: int, sentence: str, other: str) -> str:
@@ -255,14 +261,14 @@ def _asking(question: str) -> str:
     return question[asks[-1].start() :] if asks else ""
 
 
-def _sentence_start(text: str, quantity: Quantity) -> int:
-    ends = [m.end() for m in SENTENCE.finditer(text, 0, quantity.start)]
+def _sentence_start(text: str, at: int) -> int:
+    ends = [m.end() for m in SENTENCE.finditer(text, 0, at)]
     return ends[-1] if ends else 0
 
 
 def _sentence(text: str, quantity: Quantity) -> str:
     end = SENTENCE.search(text, quantity.end)
-    return text[_sentence_start(text, quantity) : (end.start() if end else len(text))]
+    return text[_sentence_start(text, quantity.start) : (end.start() if end else len(text))]
 
 
 def _named_before(text: str, at: int) -> str:

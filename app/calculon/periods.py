@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from app.calculon.candidates import MORE_STEPS, Candidate, Quantity, clause
+from app.calculon.counted import singular, words_after
 from app.calculon.evaluate import Node
 
 # how many of the first period the second holds, where the calendar fixes it: no month in days,
@@ -120,19 +121,11 @@ def per_one(text: str, question: str, found: Sequence[Quantity]) -> Candidate | 
         return None
     if MORE_STEPS.search(story) or _STEP_WORDS.search(story.lower()):
         return None
-    unit = per[1]
-    counts = [i for i, q in enumerate(found) if _counts(text, q, unit)]
+    unit = singular(per[1])
+    counts = [i for i, q in enumerate(found) if unit in words_after(text, q)]  # "8 (long) hours"
     if len(counts) != 1 or counts[0] == 0:  # the total is said first: "earned 120 dollars in 8 hours"
         return None
     count, total = counts[0], 1 - counts[0]
     node = Node("/", (found[total].node, found[count].node))
     roles = ((total, "div_l"), (count, "div_r"))
     return Candidate(node, found[total].value / found[count].value, (0, 1), roles, ("/",))
-
-
-def _counts(text: str, quantity: Quantity, unit: str) -> bool:
-    """ "8 hours", "8 long hours": the number counts ``unit`` (the question's word, singular)."""
-    words = re.findall(r"[a-z]+", text[quantity.end : quantity.end + 24].lower())[:2]
-    return any(
-        w in (unit, f"{unit}s", f"{unit}es") or (unit.endswith("y") and w == f"{unit[:-1]}ies") for w in words
-    )
