@@ -8,6 +8,7 @@ import os
 import pytest
 
 from tests.leaks import no_leftovers  # noqa: F401  (an autouse fixture, registered by import)
+from tests.machine_cache import held
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -27,25 +28,43 @@ def run_data_dirs(tmp_path_factory):
 @pytest.fixture(scope="session", autouse=True)
 def static_table_dir(tmp_path_factory):
     """Tool retrieval's static token table lives in one folder for the whole run: it is
-    distilled from the embedding model once (about a minute), not once per test."""
+    distilled from the embedding model once (about a minute), not once per test. Where the
+    run is split over worker processes (``pytest -n``), the workers share the folder and the
+    first distils it while the others wait: each distilling its own took a minute of CPU apiece."""
     from app.mcp.retrieval import static
 
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    base = tmp_path_factory.getbasetemp()
     with pytest.MonkeyPatch.context() as patch:
-        folder = tmp_path_factory.mktemp("shared-cache") / "retrieval" / "static"
-        folder.mkdir(parents=True)
+        if worker is None:
+            folder = tmp_path_factory.mktemp("shared-cache") / "retrieval" / "static"
+        else:  # the workers' base folders sit side by side in the run's own
+            folder = base.parent / "shared-cache" / "retrieval" / "static"
+        folder.mkdir(parents=True, exist_ok=True)
         patch.setattr(static, "table_root", lambda: folder)
+        if worker is not None:
+            with held(base.parent / "shared-cache.lock"):
+                from app.mcp.retrieval.encoders import shared_encoder
+
+                shared_encoder("static").load()
         yield folder
 
 
 @pytest.fixture(scope="session")
-def shared_cache_dir(static_table_dir):
+def shared_cache_dir(static_table_dir, tmp_path_factory):
     """A cache folder for child processes (``calculon ask``) that holds the run's static table,
     distilled here first, so a child does not distil its own (a minute on two busy cores)
-    inside a test's time limit."""
+    inside a test's time limit. Each worker process has its own folder (the table linked into
+    it): the children also keep their prompt states and tool lists there."""
     from app.mcp.retrieval.encoders import shared_encoder
 
     shared_encoder("static").load()
-    return static_table_dir.parents[1]
+    folder = tmp_path_factory.mktemp("child-cache")
+    tables = folder / static_table_dir.relative_to(static_table_dir.parents[1])
+    tables.mkdir(parents=True)
+    for table in static_table_dir.iterdir():
+        os.link(table, tables / table.name)
+    return folder
 
 
 @pytest.fixture(autouse=True)

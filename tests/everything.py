@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from app.mcp.config import ServerEntry
-from tests.machine_cache import machine_cache
+from tests.machine_cache import machine_cache, machine_cache_lock
 
 PACKAGE = "@modelcontextprotocol/server-everything"
 LOOPBACK = Path(__file__).with_name("loopback.cjs")
@@ -37,6 +37,11 @@ def _cache() -> Path:
 @functools.cache
 def _installed() -> Path | str:
     """The server's entry script, or why it could not be installed."""
+    with machine_cache_lock(_cache().name):
+        return _install()
+
+
+def _install() -> Path | str:
     folder = _cache()
     script = folder / "node_modules" / PACKAGE / "dist" / "index.js"
     if script.is_file():

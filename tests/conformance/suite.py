@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.machine_cache import machine_cache
+from tests.machine_cache import machine_cache, machine_cache_lock
 
 PACKAGE = "@modelcontextprotocol/conformance"
 VERSION = "0.2.0-alpha.12"
@@ -62,7 +62,11 @@ def _cache() -> Path:
 @functools.cache
 def installed() -> Path | str:
     """The folder holding the suite and Node 22, or why they could not be installed."""
-    folder = _cache()
+    with machine_cache_lock(_cache().name):
+        return _install(_cache())
+
+
+def _install(folder: Path) -> Path | str:
     if _entry(folder).is_file() and _node(folder).is_file():
         return folder
     if shutil.which("npm") is None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.machine_cache import machine_cache
+from tests.machine_cache import machine_cache, machine_cache_lock
 
 PACKAGE = "llama-cpp-python"
 _INSIDE = "vendor/llama.cpp/models/templates/"
@@ -37,7 +37,11 @@ def _cache() -> Path:
 @functools.cache
 def _folder() -> Path | str:
     """The folder of template files, or why it could not be had."""
-    folder = _cache()
+    with machine_cache_lock(_cache().name):
+        return _fetch(_cache())
+
+
+def _fetch(folder: Path) -> Path | str:
     if folder.is_dir() and any(folder.glob("*.jinja")):
         return folder
     with tempfile.TemporaryDirectory(prefix="llama-sdist-") as download:

