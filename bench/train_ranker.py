@@ -234,7 +234,9 @@ def main() -> None:
         if data:
             _report(name, data, weights)
     for check in args.check:
-        _report(check, [space.example(q, a) for q, a in _rows(Path(check))], weights)
+        examples = [space.example(q, a) for q, a in _rows(Path(check))]
+        # the features only these problems have get columns now: zeros, as training never saw them
+        _report(check, examples, np.pad(weights, (0, len(space.index) - len(weights))))
     if args.write:
         WEIGHTS.write_text(json.dumps(dict(sorted(kept_weights.items())), indent=0) + "\n", encoding="utf-8")
         print(f"wrote {WEIGHTS}")
