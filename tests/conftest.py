@@ -12,6 +12,23 @@ from tests.machine_cache import held
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# A test's property of this name is printed at the end of the run: the report reaches the run's
+# own process also from a worker (pytest -n), where a worker's own printing would be lost.
+SUMMARY = "summary"
+_summaries: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call":
+        _summaries.extend(str(value) for name, value in report.user_properties if name == SUMMARY)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    for text in _summaries:
+        terminalreporter.write_sep("-", text.splitlines()[0])
+        for line in text.splitlines()[1:]:
+            terminalreporter.write_line(line)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def run_data_dirs(tmp_path_factory):

@@ -2,19 +2,21 @@
 
 Every client scenario of the 2026-07-28 and 2025-11-25 requirement sets (and the ones each set
 runs without scoring, such as extensions) runs once for the module, each printed with pass or
-fail and, for a failure, the checks that failed. ``expected_pass.txt`` lists the scenarios that
+fail in the run's closing summary and, for a failure, the checks that failed. ``expected_pass.txt`` lists the scenarios that
 pass today: one of them failing is a regression and fails the test. The goal is every required
 scenario passing; the summary says which still do not.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.conformance import suite
+from tests.conftest import SUMMARY
 
 pytestmark = pytest.mark.slow
 
@@ -32,31 +34,24 @@ def scenarios() -> list[suite.Scenario]:
 
 
 @pytest.fixture(scope="module")
-def outcomes(scenarios: list[suite.Scenario], request: pytest.FixtureRequest) -> dict[str, suite.Outcome]:
+def outcomes(scenarios: list[suite.Scenario]) -> dict[str, suite.Outcome]:
     folder = suite.installed()
     assert not isinstance(folder, str)
-    reporter = request.config.pluginmanager.getplugin("terminalreporter")
-    capture = request.config.pluginmanager.getplugin("capturemanager")
-
-    def say(line: str) -> None:
-        """Straight to the terminal, past pytest's capture, so the CI log shows every scenario."""
-        if reporter is not None and capture is not None:
-            with capture.global_and_fixture_disabled():
-                reporter.write_line(line)
-
-    say(f"\nMCP conformance {suite.VERSION}, client scenarios against the calculon CLI:")
-    results: dict[str, suite.Outcome] = {}
     with ThreadPoolExecutor(WORKERS) as pool:
-        for outcome in pool.map(lambda scenario: suite.run_scenario(folder, scenario), scenarios):
-            results[str(outcome.scenario)] = outcome
-            say(_line(outcome))
+        done = pool.map(lambda scenario: suite.run_scenario(folder, scenario), scenarios)
+        return {str(outcome.scenario): outcome for outcome in done}
+
+
+def _summary(results: dict[str, suite.Outcome]) -> str:
+    lines = [f"MCP conformance {suite.VERSION}, client scenarios against the calculon CLI:"]
+    lines += [_line(outcome) for outcome in results.values()]
     for revision in suite.REVISIONS:
         for scored in (True, False):
             chosen = [o for o in results.values() if o.scenario.revision == revision]
             chosen = [o for o in chosen if (o.scenario.not_scored == "") == scored]
             what = "required" if scored else "not scored"
-            say(f"{revision} {what}: {sum(o.passed for o in chosen)} of {len(chosen)} pass")
-    return results
+            lines.append(f"{revision} {what}: {sum(o.passed for o in chosen)} of {len(chosen)} pass")
+    return "\n".join(lines)
 
 
 def _line(outcome: suite.Outcome) -> str:
@@ -77,6 +72,11 @@ def test_the_expected_pass_list_names_only_scenarios_the_suite_runs(scenarios: l
 
 
 @pytest.mark.timeout(1200)  # the module's one run of every scenario happens in this test's setup
-def test_every_scenario_that_passed_before_still_passes(outcomes: dict[str, suite.Outcome]) -> None:
+def test_every_scenario_that_passed_before_still_passes(
+    outcomes: dict[str, suite.Outcome], record_property: Callable[[str, object], None]
+) -> None:
+    # Every scenario with pass or fail, in the run's closing summary (tests/conftest.py), so the
+    # CI log shows them also where a worker process ran this test.
+    record_property(SUMMARY, _summary(outcomes))
     regressed = {name: outcomes[name].reasons for name in sorted(_expected()) if not outcomes[name].passed}
     assert regressed == {}
