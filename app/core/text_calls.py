@@ -13,8 +13,10 @@ behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]`` with
 ``<|python_tag|>``, Granite 3 ``<|tool_call|>``), after any prose; Gemma 4's own
 ``<|tool_call>call:name{key:<|"|>text<|"|>}<tool_call|>``, which is not JSON; and a call
 written as Python, ``get_time(timezone="Asia/Tokyo")``, where the whole reply (or its fenced
-block, also a fenced block that ends a reply after its prose) is such calls to offered tools, one
-a line, with literal arguments: read with ``ast``, never evaluated.
+block) is such calls to offered tools, one a line, with literal arguments: read with ``ast``,
+never evaluated. A fenced block of calls amid prose is read too (the first such block): Qwen2.5-
+Coder-0.5B with Calculon mode off answered 8 of 28 real tasks with "Here's how you can do it:",
+the call in a fenced JSON block, and what it "will return"; that was shown as the answer.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from app.core.toolrun import schema_error
 WRITTEN_REASK = "That was a tool call written as text, and its result is above. Answer my question in words."
 WRITTEN_FAILURE = "The model answered with a tool call written as text, so no answer is shown."
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
-_TRAILING_FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n(?:(?!```).)*?```\s*$", re.DOTALL)
+_ANY_FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n(?:(?!```).)*?```", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _GEMMA = re.compile(r"<\|tool_call>\s*(call:.*?)\s*(?:<tool_call\|>|$)", re.DOTALL)
 _MARKERS = ("[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>")
@@ -92,10 +94,16 @@ def calls_in_text(text: str, tools: Sequence[ToolSpec]) -> TextCalls | None:
     prose, bodies = _split(text.strip())
     if not bodies:
         bodies = _python(text.strip(), tools)
-    if not bodies and (tail := _TRAILING_FENCE.search(text.strip())) is not None:
-        # "Here's how you can do it: ```json read_file("/.../README.md") ```": prose, then the call
-        block = tail.group(0).strip()
-        prose, bodies = text.strip()[: tail.start()].strip(), _bodies(block) or _python(block, tools)
+    if not bodies:
+        # "Here's how you can do it: ```json read_file("/.../README.md") ```", and often words
+        # after it on what the call "will return": the first fenced block that is calls is the
+        # call, the prose before it kept, the words after it (of a result not yet had) dropped
+        for fence in _ANY_FENCE.finditer(text.strip()):
+            block = fence.group(0).strip()
+            bodies = _bodies(block) or _python(block, tools)
+            if bodies:
+                prose = text.strip()[: fence.start()].strip()
+                break
     if not bodies:
         return None
     calls = [_checked(body, tools) for body in bodies]

@@ -2,9 +2,10 @@
 
 Every client scenario of the 2026-07-28 and 2025-11-25 requirement sets (and the ones each set
 runs without scoring, such as extensions) runs once for the module, each printed with pass or
-fail in the run's closing summary and, for a failure, the checks that failed. ``expected_pass.txt`` lists the scenarios that
-pass today: one of them failing is a regression and fails the test. The goal is every required
-scenario passing; the summary says which still do not.
+fail in the run's closing summary and, for a failure, the checks that failed.
+``expected_pass.txt`` lists the scenarios that pass today: one of them failing is a regression
+and fails the test. The goal is every required scenario passing; the summary says which still
+do not.
 """
 
 from __future__ import annotations

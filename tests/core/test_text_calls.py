@@ -123,6 +123,20 @@ def test_a_call_in_the_fenced_block_that_ends_a_reply_is_read_with_its_prose_apa
         ("read_file", {"path": "/tmp/project/README.md"})
     ]
     assert found.prose.startswith("To find the version number") and "```" not in found.prose
+    # words after the block, on what it "will return", are no answer: the call is read, they go
+    amid = (
+        "To convert the time, you can use the `read_file` function. Here's how you can do it:\n\n"
+        '```json\n{\n  "name": "read_file",\n  "arguments": {"path": "/tmp/a.txt", "head": 2}\n}\n```\n\n'
+        "This will return the first two lines."
+    )
+    found = calls_in_text(amid, (read,))
+    assert found is not None
+    assert [(c.name, dict(c.arguments)) for c in found.calls] == [
+        ("read_file", {"path": "/tmp/a.txt", "head": 2})
+    ]
+    assert found.prose.endswith("Here's how you can do it:") and "return" not in found.prose
     # a fenced block of data, or of code that calls nothing offered, ends an answer and stays one
     assert calls_in_text('The data:\n\n```json\n{"name": "Bob", "age": 17}\n```', (read,)) is None
     assert calls_in_text("Try:\n\n```python\nprint(open('x').read())\n```", (read,)) is None
+    data_amid = 'The data:\n\n```json\n{"name": "Bob", "age": 17}\n```\n\nBob is 17.'
+    assert calls_in_text(data_amid, (read,)) is None
