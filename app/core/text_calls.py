@@ -14,9 +14,10 @@ behind a call marker (Hermes/Qwen ``<tool_call>``, Mistral ``[TOOL_CALLS]`` with
 ``<|tool_call>call:name{key:<|"|>text<|"|>}<tool_call|>``, which is not JSON; and a call
 written as Python, ``get_time(timezone="Asia/Tokyo")``, where the whole reply (or its fenced
 block) is such calls to offered tools, one a line, with literal arguments: read with ``ast``,
-never evaluated. A fenced block of calls amid prose is read too (the first such block): Qwen2.5-
-Coder-0.5B with Calculon mode off answered 8 of 28 real tasks with "Here's how you can do it:",
-the call in a fenced JSON block, and what it "will return"; that was shown as the answer.
+never evaluated. Calls amid prose are read too (the first fenced block of calls, else JSON calls
+that open a line): Qwen2.5-Coder-0.5B with Calculon mode off answered 8 of 28 real tasks with
+"Here's how you can do it:", the call in a fenced JSON block or bare, and what it "will return";
+that was shown as the answer.
 """
 
 from __future__ import annotations
@@ -104,6 +105,8 @@ def calls_in_text(text: str, tools: Sequence[ToolSpec]) -> TextCalls | None:
             if bodies:
                 prose = text.strip()[: fence.start()].strip()
                 break
+    if not bodies:  # the same, unfenced: "Here's how you can do it:\n{"name": ...}"
+        prose, bodies = _after_prose(text.strip())
     if not bodies:
         return None
     calls = [_checked(body, tools) for body in bodies]
@@ -206,6 +209,29 @@ def _gemma(calls: Iterable[str]) -> list[Mapping[str, Any]]:
             return []
         bodies.append({"name": name, "arguments": arguments})
     return bodies
+
+
+def _after_prose(text: str) -> tuple[str, list[Mapping[str, Any]]]:
+    """The JSON calls that open a line after prose, one after another, the first of each kind
+    (a model cut off at its token cap wrote the same call four times and half of a fifth), and
+    the prose before them; ("", []) where no line opens with a call."""
+    decoder = json.JSONDecoder()
+    for line in re.finditer(r"^[ \t]*\{", text, re.MULTILINE):
+        at, bodies = line.end() - 1, []
+        while at < len(text):
+            try:
+                value, at = decoder.raw_decode(text, at)
+            except json.JSONDecodeError:
+                break
+            if not _is_call(value):
+                break
+            if (body := _unwrapped(value)) not in bodies:
+                bodies.append(body)
+            while at < len(text) and text[at].isspace():
+                at += 1
+        if bodies:
+            return text[: line.start()].strip(), bodies
+    return "", []
 
 
 def _lines(text: str) -> list[Any] | None:

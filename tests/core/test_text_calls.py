@@ -140,3 +140,15 @@ def test_a_call_in_the_fenced_block_that_ends_a_reply_is_read_with_its_prose_apa
     assert calls_in_text("Try:\n\n```python\nprint(open('x').read())\n```", (read,)) is None
     data_amid = 'The data:\n\n```json\n{"name": "Bob", "age": 17}\n```\n\nBob is 17.'
     assert calls_in_text(data_amid, (read,)) is None
+    assert calls_in_text('The data:\n{"name": "Bob", "age": 17}\nBob is 17.', (read,)) is None
+
+
+def test_json_calls_that_open_a_line_after_prose_are_read_once_each_and_the_cut_off_one_dropped() -> None:
+    read = ToolSpec(
+        "read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}
+    )
+    call = '{"name": "read_file", "arguments": {"path": "/tmp/a.txt"}}'
+    reply = f"Here's how you can do it:\n{call}\n{call}\n{call}\n" + call[:30]
+    found = calls_in_text(reply, (read,))
+    assert found is not None and found.prose == "Here's how you can do it:"
+    assert [(c.name, dict(c.arguments)) for c in found.calls] == [("read_file", {"path": "/tmp/a.txt"})]
