@@ -92,21 +92,22 @@ def read_written(
 
 def calls_in_text(text: str, tools: Sequence[ToolSpec]) -> TextCalls | None:
     """The calls written in ``text``, or None where it is not a call."""
-    prose, bodies = _split(text.strip())
+    text = text.strip()
+    prose, bodies = _split(text)
     if not bodies:
-        bodies = _python(text.strip(), tools)
+        bodies = _python(text, tools)
     if not bodies:
         # "Here's how you can do it: ```json read_file("/.../README.md") ```", and often words
         # after it on what the call "will return": the first fenced block that is calls is the
         # call, the prose before it kept, the words after it (of a result not yet had) dropped
-        for fence in _ANY_FENCE.finditer(text.strip()):
+        for fence in _ANY_FENCE.finditer(text):
             block = fence.group(0).strip()
             bodies = _bodies(block) or _python(block, tools)
             if bodies:
-                prose = text.strip()[: fence.start()].strip()
+                prose = text[: fence.start()].strip()
                 break
     if not bodies:  # the same, unfenced: "Here's how you can do it:\n{"name": ...}"
-        prose, bodies = _after_prose(text.strip())
+        prose, bodies = _after_prose(text)
     if not bodies:
         return None
     calls = [_checked(body, tools) for body in bodies]
