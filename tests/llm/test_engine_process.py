@@ -68,8 +68,10 @@ async def test_the_model_answers_from_its_own_process_and_this_one_maps_no_weigh
         assert backend.last_step is not None and backend.last_step.tokens > 0  # the child's own figures
         assert states == ["stopped", "starting", "loading", "ready"]
         assert backend.engine_pid not in (None, os.getpid())
-        assert model_files_mapped(backend.engine_pid) != []  # the weights live there...
-        assert model_files_mapped(os.getpid()) == []  # ...and not here
+        theirs = model_files_mapped(backend.engine_pid)
+        assert theirs != []  # the weights live there...
+        # ...and not here (other tests in this worker may load other model files in-process)
+        assert set(theirs).isdisjoint(model_files_mapped(os.getpid()))
     finally:
         await backend.aclose()
     assert states[-1] == "stopped"
