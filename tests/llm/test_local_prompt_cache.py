@@ -119,3 +119,38 @@ def test_a_new_question_in_a_new_process_reads_only_the_question_after_the_tool_
     assert read_itself < 40 and prompt - read_itself > 200, (read_itself, prompt)
     assert read_afresh == prompt
     assert said.split()[:3] == said_afresh.split()[:3]
+
+
+def worked_reading(story: str) -> tuple[str, int, int]:
+    """As a new process answers a story itself in Calculon mode (a model that reads stories:
+    instruction and worked examples first): (what it wrote and called, the prompt's tokens, those
+    it read itself)."""
+    from app.calculon.worked import worked_answer
+
+    backend = LocalBackend(LocalOptions(model_path=str(need_qwen()), n_ctx=4096, max_tokens=60))
+    request = ModelRequest(
+        SYSTEM, (Message("user", story),), calculator_tools(), (story,), worked=worked_answer(story)
+    )
+
+    async def run() -> tuple[str, int, int]:
+        try:
+            chunks = await collect(backend, request)
+            step = backend.last_step
+            assert step is not None
+            text = "".join(c.text for c in chunks if isinstance(c, TextChunk))
+            calls = [dict(c.call.arguments) for c in chunks if isinstance(c, ToolCallChunk) and c.call.inline]
+            return f"{text} {calls}", step.prompt_tokens, step.prompt_tokens - step.reused_tokens
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(run())
+
+
+def test_a_worked_answer_in_a_new_process_reads_only_the_story_after_the_saved_examples():
+    story = "Twelve birds sat on a wire and five flew away. How many are left?"
+    said, prompt, read_first = worked_reading(story)
+    assert "12 - 5" in said and read_first == prompt > 300, (said, prompt, read_first)
+    assert list((paths.cache_dir() / "prompt-state").glob("*.state"))
+    said_again, _, read_again = worked_reading(story)
+    assert read_again < 40, read_again  # the story and the template's markers
+    assert said_again == said

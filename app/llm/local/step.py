@@ -269,6 +269,13 @@ class StepRunner:
         if len(tokens) >= self.decoder.n_ctx - min(self.policy.max_tokens, self.decoder.n_ctx // 2):
             logger.warning("a %d-token prompt opening leaves no room to answer: not read", len(tokens))
             return 0  # the question then says the context is too small, in words
+        return self.open(tokens, stop)
+
+    def open(self, tokens: list[int], stop: threading.Event) -> int:
+        """Hold the state after ``tokens`` (a prompt opening every question shares): kept from the
+        last step, loaded from the saved state, or decoded and then saved; the tokens decoded."""
+        if shared_prefix(self.model.input_ids[: self.model.n_tokens], tokens) == len(tokens):
+            return 0
         if self.saved is None:
             return self.decoder.prime(tokens, stop)
         cache, model_path = self.saved

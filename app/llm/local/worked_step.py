@@ -18,12 +18,14 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+import numpy as np
+
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolCall
 from app.llm.local.calls import new_call_id
 from app.llm.local.conversation import Turn
 from app.llm.local.decoded import DecodeResult
-from app.llm.local.decoder import Decoder
+from app.llm.local.decoder import Decoder, shared_prefix
 from app.llm.local.formats import ChatFormat
 from app.llm.local.hinted import evaluate_tool
 from app.llm.local.phases import PARAGRAPH_END, PhaseSetup
@@ -41,12 +43,15 @@ class StepRunner(Protocol):
 
     def _tokens(self, text: str) -> list[int]: ...
 
+    def open(self, tokens: list[int], stop: threading.Event) -> int: ...
+
     def _stop_notices(self, result: DecodeResult) -> list[str]: ...
 
 
 logger = logging.getLogger(__name__)
 EQUALS = "="
 MAX_PROSE_EQUALS = 3  # an "=" after words, not a calculation, is kept and decoding goes on
+MIN_OPENING = 32  # fewer shared tokens than this: reading them is as quick as loading a file
 
 
 def worked_tail(messages: Sequence[Message]) -> tuple[int, list[Message]] | None:
@@ -111,6 +116,7 @@ class WorkedStep:
             emit(TextChunk(inserted))
             opening += inserted
         head = self._head(request, start)
+        opened = self._open_shared(request, head, stop)
         written: list[str] = []
         tokens = 0
 
@@ -125,6 +131,7 @@ class WorkedStep:
             setup = PhaseSetup(None, self._stops(), False, self.runner.format.syntax, continues=True)
             budget = min(self.runner.policy.max_tokens, self.runner.decoder.n_ctx - len(prompt))
             result = self.runner.decoder.run(prompt, setup, budget, collect, stop)
+            result.reused_tokens, opened = max(result.reused_tokens - opened, 0), 0  # read here, not kept
             self.runner.last, tokens = result, tokens + result.tokens
             if stop.is_set() or result.stop_text != EQUALS:
                 emit(StepDone(tokens=tokens, notices=tuple(self.runner._stop_notices(result))))
@@ -138,15 +145,30 @@ class WorkedStep:
             collect(TextChunk(EQUALS))  # an "=" after words ("the cost = ..."): prose, go on
         emit(StepDone(tokens=tokens, notices=("The working wrote '=' after words, not a calculation.",)))
 
+    def _open_shared(self, request: ModelRequest, head: str, stop: threading.Event) -> int:
+        """Load the instruction and examples every worked answer opens with from the saved state:
+        a fresh process (`calculon ask`) otherwise reads those few hundred tokens on every question,
+        seconds on two cores. The tokens read for it."""
+        alone = self.runner._tokens(self.runner.format.render(self._opening(request)))
+        full = self.runner._tokens(head)
+        # rendered alone it ends in an open reply where the question follows: keep the part in common
+        shared = full[: shared_prefix(np.asarray(alone), full)]
+        return self.runner.open(shared, stop) if len(shared) >= MIN_OPENING else 0
+
     def _head(self, request: ModelRequest, start: int) -> str:
         """The prompt up to where the answer begins: instruction, examples, the conversation."""
+        turns = self._opening(request) + collapsed(request.messages[: start + 1])
+        return self.runner.format.render(turns)
+
+    @staticmethod
+    def _opening(request: ModelRequest) -> list[Turn]:
+        """The worked format's instruction and examples, the same for every question."""
         worked = request.worked
         assert worked is not None
         turns = [Turn("system", worked.instruction)]
         for question, answer in worked.examples:
             turns += [Turn("user", question), Turn("assistant", answer)]
-        turns += collapsed(request.messages[: start + 1])
-        return self.runner.format.render(turns)
+        return turns
 
     def _stops(self) -> tuple[str, ...]:
         fmt = self.runner.format
