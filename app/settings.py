@@ -56,7 +56,7 @@ def builtin_model_ids() -> list[str]:
 
 
 def encoder_kinds() -> list[str]:
-    from app.mcp.retrieval.encoders import ENCODER_KINDS
+    from app.mcp.encoder_kinds import ENCODER_KINDS  # not the encoders: no numpy at start-up
 
     return list(ENCODER_KINDS)
 

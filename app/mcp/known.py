@@ -33,14 +33,15 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-FILE_NAME = "known-tools.json"
+FOLDER_NAME = "known-tools"  # one file per fingerprint: a run reads only its servers' lists
+LEGACY_FILE = "known-tools.json"  # every list in one file, read whole on every start (grew to 4 MB)
 MAX_AGE_S = 7 * 24 * 3600
-MAX_BYTES = 8 * 1024 * 1024
+MAX_BYTES = 4 * 1024 * 1024  # one server's list
 _SERVERS = Path(__file__).resolve().parent.parent / "servers"  # the bundled servers' code
 
 
-def default_path() -> Path:
-    return paths.cache_dir() / FILE_NAME
+def default_folder() -> Path:
+    return paths.cache_dir() / FOLDER_NAME
 
 
 def fingerprint(entry: ServerEntry) -> str:
@@ -62,30 +63,35 @@ def _mtime(path: Path) -> int | None:
 
 
 class KnownTools:
-    """The remembered lists, by server name. Unreadable or foreign files count as empty."""
+    """The remembered lists, one file per fingerprint in ``folder``. An unreadable or foreign file
+    counts as no list."""
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path if path is not None else default_path()
-        self._body: dict[str, Any] | None = None
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder if folder is not None else default_folder()
+        self._records: dict[str, dict[str, Any] | None] = {}
 
-    def _read(self) -> dict[str, Any]:
-        if self._body is None:
-            self._body = {}
-            try:
-                raw = read_json(self.path, max_bytes=MAX_BYTES)
-            except FileNotFoundError:
-                raw = {}
-            except (OSError, JsonProblem) as exc:
-                logger.info("remembered tool lists unreadable, not used: %s", exc)
-                raw = {}
-            self._body = raw if isinstance(raw, dict) else {}
-        return self._body
+    def file_for(self, entry: ServerEntry) -> Path:
+        return self.folder / f"{fingerprint(entry)[:40]}.json"
 
     def _record(self, entry: ServerEntry) -> dict[str, Any] | None:
-        record = self._read().get(fingerprint(entry))
-        if not isinstance(record, dict) or not _fresh(record):
+        key = fingerprint(entry)
+        if key not in self._records:
+            self._records[key] = self._read(self.file_for(entry), key)
+        record = self._records[key]
+        if record is None or not _fresh(record):
             return None
         return record if isinstance(record.get("tools"), list) and record["tools"] else None
+
+    @staticmethod
+    def _read(path: Path, key: str) -> dict[str, Any] | None:
+        try:
+            raw = read_json(path, max_bytes=MAX_BYTES)
+        except FileNotFoundError:
+            return None
+        except (OSError, JsonProblem) as exc:
+            logger.info("remembered tool list %s unreadable, not used: %s", path.name, exc)
+            return None
+        return raw if isinstance(raw, dict) and raw.get("key") == key else None
 
     def knows(self, entry: ServerEntry) -> bool:
         """Whether a usable list is kept for ``entry`` (no SDK needed to ask)."""
@@ -111,20 +117,29 @@ class KnownTools:
         listed = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
         if not listed or entry.remote:
             return
-        key, body = fingerprint(entry), self._read()
-        old = body.get(key)
-        if isinstance(old, dict) and old.get("tools") == listed and _fresh(old, MAX_AGE_S / 2):
+        key = fingerprint(entry)
+        old = self._record(entry)
+        if old is not None and old.get("tools") == listed and _fresh(old, MAX_AGE_S / 2):
             return
-        kept = {k: v for k, v in body.items() if isinstance(v, dict) and _fresh(v)}
-        kept[key] = {"server": entry.name, "saved": time.time(), "tools": listed}
-        self._body = kept
-        self._write(kept)
-
-    def _write(self, body: dict[str, Any]) -> None:
+        record = {"key": key, "server": entry.name, "saved": time.time(), "tools": listed}
+        self._records[key] = record
         try:
-            paths.atomic_write_json(self.path, body)
+            paths.atomic_write_json(self.file_for(entry), record)
         except OSError as exc:  # a cache: the next run starts every server, as before
             logger.info("could not keep the servers' tool lists: %s", exc)
+            return
+        self._forget_stale()
+
+    def _forget_stale(self) -> None:
+        """Remove lists no run could use any more (older than a week), and the one-file layout."""
+        (self.folder.parent / LEGACY_FILE).unlink(missing_ok=True)
+        cutoff = time.time() - MAX_AGE_S
+        for path in self.folder.glob("*.json"):
+            try:
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+            except OSError:
+                continue
 
 
 def _fresh(record: dict[str, Any], age_s: float = MAX_AGE_S) -> bool:

@@ -22,9 +22,9 @@ async def _remembered(supervise, entry, known):
 
 
 async def test_a_remembered_server_is_offered_idle_and_starts_on_its_first_call(supervise, tmp_path):
-    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known.json")
+    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known")
     await _remembered(supervise, entry, known)
-    supervisor, log = supervise(entry, known=KnownTools(known.path), on_demand={"basic"})
+    supervisor, log = supervise(entry, known=KnownTools(known.folder), on_demand={"basic"})
     await supervisor.start()
     assert supervisor.states()[0].state == "idle" and supervisor.states()[0].pid is None
     assert "add" in {tool.name for tool in supervisor.list_tools()}
@@ -35,22 +35,21 @@ async def test_a_remembered_server_is_offered_idle_and_starts_on_its_first_call(
 
 
 async def test_an_idle_server_that_never_gets_a_call_never_starts(supervise, tmp_path):
-    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known.json")
+    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known")
     await _remembered(supervise, entry, known)
-    supervisor, log = supervise(entry, known=KnownTools(known.path), on_demand={"basic"})
+    supervisor, log = supervise(entry, known=KnownTools(known.folder), on_demand={"basic"})
     await supervisor.start()
     await supervisor.aclose()
     assert log.states("basic") == ["idle", "stopped"]
 
 
 async def test_a_remembered_tool_the_live_server_no_longer_has_is_refused(supervise, tmp_path):
-    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known.json")
+    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known")
     await _remembered(supervise, entry, known)
-    body = json.loads(known.path.read_text())
-    (record,) = body.values()
+    record = json.loads(known.file_for(entry).read_text())
     record["tools"].append({**record["tools"][0], "name": "ghost"})
-    known.path.write_text(json.dumps(body))
-    supervisor, _ = supervise(entry, known=KnownTools(known.path), on_demand={"basic"})
+    known.file_for(entry).write_text(json.dumps(record))
+    supervisor, _ = supervise(entry, known=KnownTools(known.folder), on_demand={"basic"})
     await supervisor.start()
     assert supervisor.resolve("ghost") is not None  # offered from the remembered list
     result = await supervisor.call_tool("ghost", {"text": "hi"})
@@ -60,7 +59,7 @@ async def test_a_remembered_tool_the_live_server_no_longer_has_is_refused(superv
 
 async def test_a_server_without_a_remembered_list_starts_at_once(supervise, tmp_path):
     entry = script_entry("basic", "basic.py")
-    supervisor, log = supervise(entry, known=KnownTools(tmp_path / "known.json"), on_demand={"basic"})
+    supervisor, log = supervise(entry, known=KnownTools(tmp_path / "known"), on_demand={"basic"})
     await supervisor.start()
     assert log.states("basic") == ["starting", "ready"]
 
@@ -68,45 +67,79 @@ async def test_a_server_without_a_remembered_list_starts_at_once(supervise, tmp_
 def test_a_list_kept_for_another_entry_or_too_old_is_not_used(tmp_path):
     import mcp_types
 
-    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known.json")
+    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known")
     tool = mcp_types.Tool(name="echo", input_schema={"type": "object"})
     known.remember(entry, [tool])
-    assert KnownTools(known.path).knows(entry)
+    assert KnownTools(known.folder).knows(entry)
     edited = dataclasses.replace(entry, env={"MODE": "other"})
-    assert fingerprint(edited) != fingerprint(entry) and not KnownTools(known.path).knows(edited)
-    body = json.loads(known.path.read_text())
-    body[fingerprint(entry)]["saved"] -= 8 * 24 * 3600
-    known.path.write_text(json.dumps(body))
-    assert not KnownTools(known.path).knows(entry)
+    assert fingerprint(edited) != fingerprint(entry) and not KnownTools(known.folder).knows(edited)
+    record = json.loads(known.file_for(entry).read_text())
+    record["saved"] -= 8 * 24 * 3600
+    known.file_for(entry).write_text(json.dumps(record))
+    assert not KnownTools(known.folder).knows(entry)
 
 
 def test_two_installs_sharing_the_cache_keep_a_list_each(tmp_path):
     import mcp_types
 
     here, there = script_entry("basic", "basic.py"), script_entry("basic", "basic.py", "other")
-    known = KnownTools(tmp_path / "known.json")
+    known = KnownTools(tmp_path / "known")
     known.remember(here, [mcp_types.Tool(name="echo", input_schema={"type": "object"})])
     known.remember(there, [mcp_types.Tool(name="add", input_schema={"type": "object"})])
-    again = KnownTools(known.path)
+    again = KnownTools(known.folder)
     assert [t.name for t in again.recall(here) or ()] == ["echo"]
     assert [t.name for t in again.recall(there) or ()] == ["add"]
 
 
 def test_an_unreadable_file_means_every_server_starts_at_once(tmp_path):
-    path = tmp_path / "known.json"
-    path.write_bytes(b"\x00not json")
-    entry = script_entry("basic", "basic.py")
-    assert on_demand([entry], [], KnownTools(path)) == frozenset()
+    entry, known = script_entry("basic", "basic.py"), KnownTools(tmp_path / "known")
+    known.folder.mkdir()
+    known.file_for(entry).write_bytes(b"\x00not json")
+    assert on_demand([entry], [], KnownTools(known.folder)) == frozenset()
+
+
+def test_a_list_copied_under_another_servers_name_is_not_used(tmp_path):
+    import mcp_types
+
+    here, there = script_entry("basic", "basic.py"), script_entry("basic", "basic.py", "other")
+    known = KnownTools(tmp_path / "known")
+    known.remember(here, [mcp_types.Tool(name="echo", input_schema={"type": "object"})])
+    known.file_for(there).write_bytes(known.file_for(here).read_bytes())  # the file names the key it is for
+    assert KnownTools(known.folder).knows(here) and not KnownTools(known.folder).knows(there)
+
+
+def test_one_servers_list_is_read_without_reading_the_others(tmp_path):
+    import mcp_types
+
+    known = KnownTools(tmp_path / "known")
+    entries = [dataclasses.replace(script_entry("basic", "basic.py"), env={"N": str(n)}) for n in range(3)]
+    for entry in entries:
+        known.remember(entry, [mcp_types.Tool(name="echo", input_schema={"type": "object"})])
+    for entry in entries[1:]:
+        known.file_for(entry).write_bytes(b"\x00damaged")
+    assert KnownTools(known.folder).knows(entries[0])
+
+
+def test_the_one_file_layout_is_removed_once_a_list_is_kept(tmp_path):
+    import mcp_types
+
+    legacy = tmp_path / "known-tools.json"
+    legacy.write_text("{}")
+    known = KnownTools(tmp_path / "known-tools")
+    known.remember(
+        script_entry("basic", "basic.py"), [mcp_types.Tool(name="echo", input_schema={"type": "object"})]
+    )
+    assert not legacy.exists()
 
 
 def test_the_eager_ones_and_remote_ones_are_never_left_for_later(tmp_path):
     import mcp_types
 
-    known = KnownTools(tmp_path / "known.json")
+    known = KnownTools(tmp_path / "known")
     tool = mcp_types.Tool(name="echo", input_schema={"type": "object"})
     calculator, other = script_entry("calculator", "basic.py"), script_entry("other", "basic.py")
     for entry in (calculator, other):
         known.remember(entry, [tool])
     remote = dataclasses.replace(other, name="far", command="", args=(), url="http://127.0.0.1:9/mcp")
     known.remember(remote, [tool])
-    assert on_demand([calculator, other, remote], ["calculator"], KnownTools(known.path)) == {"other"}
+    assert on_demand([calculator, other, remote], ["calculator"], KnownTools(known.folder)) == {"other"}

@@ -7,8 +7,9 @@ whole model run in numpy. :class:`ToolRetriever` is the turn loop's
 --query``; :func:`context_meter` tells how much of the prompt tool schemas take.
 """
 
+from app.mcp.encoder_kinds import EncoderKind
 from app.mcp.retrieval.embed import EmbeddingUnavailable, MiniLMEncoder
-from app.mcp.retrieval.encoders import Encoder, EncoderKind, shared_encoder
+from app.mcp.retrieval.encoders import Encoder, shared_encoder
 from app.mcp.retrieval.index import ToolIndex, build_index, fingerprint
 from app.mcp.retrieval.meter import ContextMeter, context_meter, schema_tokens
 from app.mcp.retrieval.ranking import format_ranking, rank, ranking_dicts

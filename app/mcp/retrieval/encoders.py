@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Literal, Protocol, get_args
+from typing import Protocol
 
 import numpy as np
 
+from app.mcp.encoder_kinds import ENCODER_KINDS
 from app.mcp.retrieval.embed import MiniLMEncoder
 from app.mcp.retrieval.static import StaticEncoder
-
-EncoderKind = Literal["static", "contextual"]
-ENCODER_KINDS: tuple[EncoderKind, ...] = get_args(EncoderKind)  # the registry settings choose from
 
 
 class Encoder(Protocol):

@@ -6,7 +6,8 @@ import json
 from collections.abc import Sequence
 
 from app.core.tools import ToolInfo
-from app.mcp.retrieval.encoders import Encoder, EncoderKind
+from app.mcp.encoder_kinds import EncoderKind
+from app.mcp.retrieval.encoders import Encoder
 from app.mcp.retrieval.selector import Ranked, ToolRetriever
 
 
