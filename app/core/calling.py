@@ -3,8 +3,9 @@
 (a calculation that works nothing out, app.calculon.idle; a tool fed its own reply,
 app.core.echoed; an edit of text never read, app.core.unread; a read of a folder or of a file
 still to write, app.core.no_file; a commit of a file not staged, app.core.unstaged; a call that
-just failed as it is, app.core.refailed), the note Calculon mode adds to a result
-(app.calculon.counts), and how an inline result stands in a worked answer's prose.
+just failed as it is, app.core.refailed; a place no one gave, app.core.ungrounded), the note
+Calculon mode adds to a result (app.calculon.counts), and how an inline result stands in a worked
+answer's prose.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from app.core import events as ev
@@ -27,6 +28,7 @@ from app.core.records import CallRecord, call_label, looks_failed, records_of
 from app.core.refailed import failed_before, refailed_result
 from app.core.toolrun import ECHO_NOT_RUN, IDLE_NOT_RUN, OVERUSED_NOT_RUN
 from app.core.tools import Source, ToolResult
+from app.core.ungrounded import ungrounded_place, ungrounded_result
 from app.core.unread import UNCHANGED_NOT_RUN, unchanged_edit, unread_edit, unread_result
 from app.core.unsaid import unsaid_options
 from app.core.unstaged import unstaged_commit, unstaged_result
@@ -162,6 +164,7 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         (unstaged, unstaged_result),
         (lambda: failed_before(server, tool, call.arguments, done), refailed_result),
         (lambda: echoed_reply(tool, call.arguments, done), _echo_result),
+        (lambda: ungrounded_place(tool, call.arguments, _given_texts(turn)), ungrounded_result),
     )
     for check, told in checks:
         why = check()
@@ -169,6 +172,14 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
             turn.emit(ev.Notice, message=f"Not run: {why}.")
             return ToolResult(told(why), is_error=True)
     return None
+
+
+def _given_texts(turn: CallingTurn) -> Iterator[str]:
+    """What the conversation gave: the user's words, and what its calls returned."""
+    yield turn.user_text
+    for message in (*turn.s.history, *turn.messages):
+        if message.role == "user" or (message.role == "tool" and not message.is_error):
+            yield message.text
 
 
 def _echo_result(why: str) -> str:

@@ -1,0 +1,138 @@
+"""A place no one gave: a path or address that cannot be the one meant, refused before it
+reaches the server.
+
+On the real-task bench (docs/benchmarks.md) the built-in model filled place arguments with
+placeholders made of the schema's own words ("repo_path": "git_repository_path", "path":
+"path_to_search_files"), wrote Windows paths on a POSIX machine ("c:\\Users\\user\\..."),
+turned the user's "http://127.0.0.1:46097/pricing.html" into "https://...", and gave a GitHub
+address as a local repository's path. Each went to its server and failed there: 17 of its 25
+failed calls. None of them can be right, whatever the task, so the app answers them itself, saying
+what was wrong and which place of the conversation comes nearest. Anything else a model writes
+(a new file, a folder it inferred) still runs: only a place that cannot be meant is refused, and
+never one that stands in the user's words or a tool result.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from app.core.named import places
+
+UNGROUNDED_NOT_RUN = "Not run (no such place was given):"
+MAX_NAMED = 3  # places a refusal names where none is near
+PLACE_KEY = re.compile(r"path|file|dir|folder|repo|url|uri|location", re.IGNORECASE)
+_ADDRESS_KEY = re.compile(r"url|uri", re.IGNORECASE)  # an address; the other place keys are local
+_WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_WORD = re.compile(r"[a-z]+|[0-9]+", re.IGNORECASE)
+# words a placeholder is made of, beside the tool's and its arguments' own names
+_FILLER = (
+    "path paths to file files name dir directory folder repo repository your my the a of url uri "
+    "example here some location target source destination"
+)
+# one of which a placeholder names ("file_name.txt" may be a name a model chose for a new file)
+_NAMING = "path paths dir directory folder repo repository url uri location"
+_SUFFIXES = "txt md csv json py js ts html xml yaml yml log db sqlite ini toml cfg"
+_PLACEHOLDER_WORDS, _PLACE_WORDS, _EXTENSIONS = (frozenset(w.split()) for w in (_FILLER, _NAMING, _SUFFIXES))
+_PLACEHOLDER_HOSTS = re.compile(r"(?:^|\.)example\.(?:com|org|net)$", re.IGNORECASE)
+
+
+def ungrounded_place(tool: str, arguments: Mapping[str, Any], given: Iterable[str]) -> str:
+    """Why the call's place cannot be the one meant (and what was given instead), or "".
+    ``given``: the user's words and the tool results of this conversation."""
+    places_in = list(_place_values(arguments))
+    if not places_in:
+        return ""
+    texts = [t for t in given if t]
+    for key, value in places_in:
+        if any(value in text for text in texts):
+            continue
+        why = _why(tool, key, value, arguments, texts)
+        if why:
+            return why + _given_instead(value, texts)
+    return ""
+
+
+def ungrounded_result(reason: str) -> str:
+    return f"{UNGROUNDED_NOT_RUN} {reason}. Use a place from the request or from a tool's result."
+
+
+def _why(tool: str, key: str, value: str, arguments: Mapping[str, Any], texts: list[str]) -> str:
+    if sys.platform != "win32" and _WINDOWS.search(value):
+        return f"{key} {value!r} is a Windows path, and this machine's paths are written with '/'"
+    if _URL.match(value):
+        return _address(key, value, texts)
+    if _placeholder(tool, value, arguments):
+        return f"{key} {value!r} is a placeholder made of the tool's own words, not a place"
+    return ""
+
+
+def _address(key: str, value: str, texts: list[str]) -> str:
+    if not _ADDRESS_KEY.search(key):
+        return f"{key} {value!r} is a web address, and {key} takes a place on this machine"
+    try:
+        parts = urlsplit(value)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return f"{key} {value!r} is not a well-formed address"
+    for text in texts:
+        for given in places(text):
+            if not _URL.match(given):
+                continue
+            try:
+                other = urlsplit(given)
+                same_host = (other.hostname or "") == host
+                if same_host and (other.scheme != parts.scheme or other.port != port):
+                    return f"{key} {value!r} changes the address given ({given!r})"
+            except ValueError:
+                continue
+    if _PLACEHOLDER_HOSTS.search(host):
+        return f"{key} {value!r} is on {host}, a name kept for examples"
+    return ""
+
+
+def _placeholder(tool: str, value: str, arguments: Mapping[str, Any]) -> bool:
+    """A name made only of the schema's own words ("git_repository_path", "path_to_file_info.csv"):
+    words of no place of the conversation."""
+    if "/" in value:
+        return False
+    words = [w.lower() for w in _WORD.findall(value)]
+    if any(w.isdigit() for w in words):
+        return False
+    own = {w.lower() for name in (tool, *arguments) for w in _WORD.findall(str(name))}
+    allowed = own | _PLACEHOLDER_WORDS
+    if words[-1] in _EXTENSIONS and "." in value:
+        words = words[:-1]
+    if not all(w in allowed or _singular(w) in allowed for w in words):
+        return False
+    return bool(_PLACE_WORDS.intersection(words)) or value.lower() == tool.lower()
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") else word
+
+
+def _place_values(arguments: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    for key, value in arguments.items():
+        if not PLACE_KEY.search(str(key)):
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and item.strip():
+                yield str(key), item.strip()
+
+
+def _given_instead(value: str, texts: list[str]) -> str:
+    """The place of the conversation nearest ``value``, or else the first few given (the user's
+    words first), as the refusal names them."""
+    given = list(dict.fromkeys(p for text in texts for p in places(text)))
+    found = difflib.get_close_matches(value, given, n=1, cutoff=0.5)
+    if found:
+        return f"; the nearest place given is {found[0]!r}"
+    if given:
+        return "; the places given: " + ", ".join(repr(p) for p in given[:MAX_NAMED])
+    return ""
