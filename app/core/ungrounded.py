@@ -1,20 +1,21 @@
-"""A place no one gave: a path or address that cannot be the one meant, refused before it
-reaches the server.
+"""A place that cannot be the one meant, refused before it reaches the server.
 
 On the real-task bench (docs/benchmarks.md) the built-in model filled place arguments with
 placeholders made of the schema's own words ("repo_path": "git_repository_path", "path":
 "path_to_search_files"), wrote Windows paths on a POSIX machine ("c:\\Users\\user\\..."),
-turned the user's "http://127.0.0.1:46097/pricing.html" into "https://...", and gave a GitHub
-address as a local repository's path. Each went to its server and failed there: 17 of its 25
-failed calls. None of them can be right, whatever the task, so the app answers them itself, saying
-what was wrong and which place of the conversation comes nearest. Anything else a model writes
-(a new file, a folder it inferred) still runs: only a place that cannot be meant is refused, and
-never one that stands in the user's words or a tool result.
+turned the user's "http://127.0.0.1:46097/pricing.html" into "https://...", gave a GitHub
+address as a local repository's path, and searched or listed "notes.txt" as a folder. Each went
+to its server and failed there: 19 of its 25 failed calls. None of them can be right, whatever
+the task, so the app answers them itself, saying what was wrong and what was given instead.
+Anything else a model writes (a new file, a folder it inferred) still runs: only a place that
+cannot be meant is refused, and a place that stands in the user's words or a tool result only
+where it names a file and the call takes a folder.
 """
 
 from __future__ import annotations
 
 import difflib
+import posixpath
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -39,6 +40,9 @@ _FILLER = (
 _NAMING = "path paths dir directory folder repo repository url uri location"
 _SUFFIXES = "txt md csv json py js ts html xml yaml yml log db sqlite ini toml cfg"
 _PLACEHOLDER_WORDS, _PLACE_WORDS, _EXTENSIONS = (frozenset(w.split()) for w in (_FILLER, _NAMING, _SUFFIXES))
+_FOLDER_KEY = re.compile(r"dir|folder|repo", re.IGNORECASE)  # a place argument that is a folder
+_FOLDER_TOOL = re.compile(r"list|tree|director|search", re.IGNORECASE)  # a tool whose "path" is one
+_MAKES = re.compile(r"create|make|mkdir", re.IGNORECASE)  # a new folder may be named anything
 _PLACEHOLDER_HOSTS = re.compile(r"(?:^|\.)example\.(?:com|org|net)$", re.IGNORECASE)
 
 
@@ -50,6 +54,9 @@ def ungrounded_place(tool: str, arguments: Mapping[str, Any], given: Iterable[st
         return ""
     texts = [t for t in given if t]
     for key, value in places_in:
+        folder = _file_for_folder(tool, key, value)
+        if folder:
+            return folder
         if any(value in text for text in texts):
             continue
         why = _why(tool, key, value, arguments, texts)
@@ -70,6 +77,23 @@ def _why(tool: str, key: str, value: str, arguments: Mapping[str, Any], texts: l
     if _placeholder(tool, value, arguments):
         return f"{key} {value!r} is a placeholder made of the tool's own words, not a place"
     return ""
+
+
+def _file_for_folder(tool: str, key: str, value: str) -> str:
+    """A file's name where the call takes a folder: a listing, a tree, a search, a repository
+    ("search_files" in "notes.txt"; a repository at "project/prices.csv"). Said even of a file
+    the user named: it is still a file."""
+    takes_folder = _FOLDER_KEY.search(key) or (key.lower() == "path" and _FOLDER_TOOL.search(tool))
+    if not takes_folder or _MAKES.search(tool):
+        return ""
+    trimmed = value.rstrip("/")
+    name = posixpath.basename(trimmed)
+    if "." not in name or name.rsplit(".", 1)[1].lower() not in _EXTENSIONS:
+        return ""
+    parent = posixpath.dirname(trimmed)
+    return f"{key} {value!r} names a file, and {tool} takes a folder there" + (
+        f"; the folder it is in is {parent!r}" if parent else ""
+    )
 
 
 def _address(key: str, value: str, texts: list[str]) -> str:

@@ -14,7 +14,10 @@ from app.core.ungrounded import UNGROUNDED_NOT_RUN, ungrounded_place
 from tests.core.files_turn import files_turn
 
 pytestmark = pytest.mark.anyio
-ASKED = "Commit the draft in the git repository at /w/project, and read http://127.0.0.1:8000/pricing.html."
+ASKED = (
+    "Commit the draft in the git repository at /w/project, count the lines of /w/project/notes.txt, and read"
+    " http://127.0.0.1:8000/pricing.html."
+)
 
 
 @pytest.fixture
@@ -33,6 +36,13 @@ def anyio_backend() -> str:
         ("fetch", {"url": "https://127.0.0.1:8000/pricing.html"}, "changes the address given"),
         ("fetch", {"url": "http://127.0.0.1:9000/pricing.html"}, "changes the address given"),
         ("fetch", {"url": "https://example.com/api/v2/prices"}, "a name kept for examples"),
+        (
+            "search_files",
+            {"path": "/w/project/notes.txt", "pattern": "*.md"},
+            "the folder it is in is '/w/project'",
+        ),
+        ("directory_tree", {"path": "/w/project/notes.txt"}, "names a file"),
+        ("git_add", {"repo_path": "project/prices.csv", "files": ["prices.csv"]}, "names a file"),
     ],
 )
 def test_a_place_that_cannot_be_meant_is_refused_saying_why(tool, arguments, said) -> None:
@@ -56,6 +66,8 @@ def test_a_windows_path_on_this_machine_is_refused_naming_the_place_given() -> N
         ("fetch", {"url": "https://www.python.org/downloads/"}),  # an address it knew
         ("search_files", {"path": "/w/project", "pattern": "*.md"}),
         ("read_query", {"query": "SELECT path FROM files"}),  # no place argument
+        ("read_text_file", {"path": "/w/project/notes.txt"}),  # a file, read as one
+        ("create_directory", {"path": "/w/project/site.old"}),  # a new folder may be named so
     ],
 )
 def test_a_place_given_or_one_a_model_may_choose_runs(tool, arguments) -> None:

@@ -215,3 +215,31 @@ def test_a_version_number_read_from_a_file_may_be_stated_whole(smol):
     model = smol.runner.model
     assert accepts(model, grammar, "The current version is 0.4.2.", special=False)
     assert not accepts(model, grammar, "The current version is 0.4.3.", special=False)
+
+
+def test_an_optional_number_field_nothing_backs_is_not_offered_so_no_call_dead_ends(smol):
+    # read_file's optional head and tail, with no number in the words: the model once wrote the key
+    # and then had no value the grammar allowed; the step was decoded again without the rules
+    from app.core.messages import ToolSpec
+    from app.llm.local.syntaxes import HERMES
+    from tests.llm.grammar_check import accepts
+
+    numbers = {"path": {"type": "string"}, "head": {"type": "number"}, "tail": {"type": ["integer", "null"]}}
+    schema = {"type": "object", "properties": numbers, "required": ["path"]}
+    read = ToolSpec("read_file", "Read a file.", schema)
+
+    def grammar(asked: str) -> str:
+        forms = backed_forms([asked])
+        tools = (*calculator_tools(), read)
+        return build_step_grammar(tools, forced=True, thinks=False, forms=forms, syntax=HERMES).decide
+
+    def call(arguments: str, *, whole: bool = True) -> str:
+        text = f'<tool_call>\n{{"name": "read_file", "arguments": {arguments}'
+        return text + "}\n</tool_call>" if whole else text
+
+    model, unsaid = smol.runner.model, grammar("Read the file /etc/hostname and tell me what it says.")
+    assert accepts(model, unsaid, call('{"path": "/etc/hostname"}'))
+    assert not accepts(model, unsaid, call('{"path": "/etc/hostname", "head"', whole=False), prefix=True)
+    said = grammar("Show the first 5 lines of /etc/hostname.")
+    assert accepts(model, said, call('{"path": "/etc/hostname", "head": 5}'))
+    assert not accepts(model, said, call('{"path": "/etc/hostname", "head": 6}'))

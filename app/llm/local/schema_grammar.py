@@ -28,6 +28,7 @@ from app.core.messages import ToolSpec
 from app.llm.local import backed, gemma_grammar, operands, typed
 from app.llm.local.backed import BackedForms
 from app.llm.local.syntaxes import CALCULON, FENCE_OPEN, CallSyntax
+from app.llm.local.unbacked import without_unbacked_options
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +130,8 @@ def build_step_grammar(
     forms: BackedForms | None = None,
     syntax: CallSyntax = CALCULON,
 ) -> StepGrammar:
+    if forms is not None:
+        tools = without_unbacked_options(tools, forms)
     return compose(tool_rules(tools, compiles, syntax), forced=forced, thinks=thinks, forms=forms)
 
 

@@ -52,6 +52,7 @@ from app.llm.local.repeat import after_repeat
 from app.llm.local.sampling import GrammarError
 from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
 from app.llm.local.turn_states import MIN_GAIN, TurnStates
+from app.llm.local.unbacked import without_unbacked_options
 from app.llm.local.worked_step import WorkedStep
 
 logger = logging.getLogger(__name__)
@@ -189,7 +190,8 @@ class StepRunner:
             result, head, units = last_result_forms(request), head_forms(request), answer_units(request)
             return answer_only(forms, result, head, units, formulas(request), syntax=self.format.syntax)
         ops = operands_for(request, forms, one_call=limit == 1)
-        return self.grammar_for(request.tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
+        tools = without_unbacked_options(request.tools, forms) if forms is not None else request.tools
+        return self.grammar_for(tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
 
     def _decode(
         self,
