@@ -6,12 +6,14 @@ the model as an error result it can correct, and to the trace as a failed call.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
 
+from app.core.alternatives import both_alternatives
 from app.core.messages import ToolCall
 from app.core.tools import ApprovalPolicy, ToolInfo, ToolProvider, ToolResult
 
@@ -25,11 +27,24 @@ OVERUSED_NOT_RUN = "Not run (it uses a value more often than the data holds it):
 REFUSED_HERE = (IDLE_NOT_RUN, ECHO_NOT_RUN)  # the app's refusals: no failure for the model to fix
 
 
+# The formats checked before a call is sent: only "uri", which servers enforce (the fetch server
+# refused a file path as its url) and which needs no extra package to check. Other formats are
+# left to the server: a loose check here could refuse what it would take.
+_FORMATS = jsonschema.FormatChecker(formats=())
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S")
+
+
+@_FORMATS.checks("uri")
+def _is_uri(value: object) -> bool:
+    return not isinstance(value, str) or bool(_SCHEME.match(value))
+
+
 def schema_error(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
     """A readable reason why ``arguments`` do not fit ``schema``, or None."""
     try:
         validator_cls = jsonschema.validators.validator_for(schema)
-        error = jsonschema.exceptions.best_match(validator_cls(schema).iter_errors(dict(arguments)))
+        validator = validator_cls(schema, format_checker=_FORMATS)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(dict(arguments)))
     except jsonschema.exceptions.SchemaError:
         return None  # a server's broken schema is its problem; let the server judge the call
     if error is None:
@@ -65,6 +80,9 @@ class ToolRunner:
         problem = schema_error(info.input_schema, call.arguments)
         if problem is not None:
             return ToolResult(f"Arguments do not match the schema of {info.name}: {problem}", True)
+        both = both_alternatives(info.description, info.input_schema, call.arguments)
+        if both:
+            return ToolResult(f"Arguments for {info.name} were not sent: {both}.", True)
         refusal = await self._refusal(info, call.arguments)
         if refusal is not None:
             return ToolResult(f"Call to {info.name} {NOT_APPROVED}: {refusal}", True)
