@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import jsonschema
@@ -80,13 +80,20 @@ class ToolRunner:
         problem = schema_error(info.input_schema, call.arguments)
         if problem is not None:
             return ToolResult(f"Arguments do not match the schema of {info.name}: {problem}", True)
-        both = both_alternatives(info.description, info.input_schema, call.arguments)
+        both = both_alternatives(self._descriptions(info), info.input_schema, call.arguments)
         if both:
             return ToolResult(f"Arguments for {info.name} were not sent: {both}.", True)
         refusal = await self._refusal(info, call.arguments)
         if refusal is not None:
             return ToolResult(f"Call to {info.name} {NOT_APPROVED}: {refusal}", True)
         return await self.provider.call_tool(info.name, _huge_ints_as_strings(call.arguments))
+
+    def _descriptions(self, info: ToolInfo) -> Iterator[str]:
+        """The tool's description, then its server's other tools' (an alias says less than its original)."""
+        yield info.description
+        for other in self.provider.list_tools():
+            if other.server == info.server and other.name != info.name:
+                yield other.description
 
     async def _refusal(self, info: ToolInfo, arguments: Mapping[str, Any]) -> str | None:
         return await self.approve(info, arguments) if self.approve else None
