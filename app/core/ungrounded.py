@@ -38,7 +38,10 @@ _FILLER = (
 )
 # one of which a placeholder names ("file_name.txt" may be a name a model chose for a new file)
 _NAMING = "path paths dir directory folder repo repository url uri location"
-_SUFFIXES = "txt md csv json py js ts html xml yaml yml log db sqlite ini toml cfg"
+_SUFFIXES = (
+    "txt md csv json py js ts html css xml yaml yml log db sqlite ini toml cfg "
+    "ico png jpg jpeg gif svg pdf zip gz"
+)
 _PLACEHOLDER_WORDS, _PLACE_WORDS, _EXTENSIONS = (frozenset(w.split()) for w in (_FILLER, _NAMING, _SUFFIXES))
 _FOLDER_KEY = re.compile(r"dir|folder|repo", re.IGNORECASE)  # a place argument that is a folder
 _FOLDER_TOOL = re.compile(r"list|tree|director|search", re.IGNORECASE)  # a tool whose "path" is one
