@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 from collections.abc import AsyncIterator, Collection, Coroutine
@@ -23,6 +24,8 @@ if TYPE_CHECKING:  # the SDK loads only once the servers' processes are started 
 
 # Signals that end the CLI: handled, so the servers are stopped (Windows has no such handlers).
 _ENDING = () if sys.platform == "win32" else (signal.SIGTERM, signal.SIGHUP)
+LEFTOVER_S = 3.0  # how long tasks the body left may take to end once cancelled
+logger = logging.getLogger(__name__)
 
 
 def run(main: Coroutine[Any, Any, int]) -> int:
@@ -41,7 +44,35 @@ def run(main: Coroutine[Any, Any, int]) -> int:
             for signum in _ENDING:
                 loop.remove_signal_handler(signum)
 
-    return asyncio.run(body())
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(body())
+    finally:
+        try:
+            _cancel_leftovers(loop)
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the tasks the body left (a model load it never awaited), waiting a bounded time.
+    ``asyncio.run`` waits for them without end: a CLI sent SIGTERM while the model's process was
+    being started stayed up, its load task cancelled inside asyncio's own process start, which
+    then waited on that process (seen under load, about one run in six). The body has stopped
+    what it started by now; the guard of any process still starting ends it with us."""
+    tasks = asyncio.all_tasks(loop)
+    if not tasks:
+        return
+    for task in tasks:
+        task.cancel()
+    done, pending = loop.run_until_complete(asyncio.wait(tasks, timeout=LEFTOVER_S))
+    for task in done:
+        if not task.cancelled() and task.exception() is not None:
+            logger.debug("a task ended with %r on the way out", task.exception())
+    if pending:
+        logger.warning("%d task(s) still running on the way out; leaving them", len(pending))
 
 
 @contextlib.asynccontextmanager

@@ -53,9 +53,15 @@ def open_window(qtbot, qloop):
 
 
 def send(qtbot, saved: WindowHistory, text: str) -> None:
+    """Ask ``text`` and wait for its answer: the turn starts on the loop's next pass, so "not busy"
+    alone held before it began (seen under load: the turn then ran on after the test moved on)."""
+    shown = len(saved.window.chat.bubbles())
     saved.window.chat.input.setPlainText(text)
     qtbot.keyClick(saved.window.chat.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: not saved.window.controller.busy, timeout=5000)
+    qtbot.waitUntil(
+        lambda: len(saved.window.chat.bubbles()) >= shown + 2 and not saved.window.controller.busy,
+        timeout=5000,
+    )
 
 
 def titles(saved: WindowHistory) -> list[str]:
