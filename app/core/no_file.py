@@ -30,7 +30,7 @@ _FOLDER = re.compile(
     r"\b(?:folder|directory|repository|repo)\s*(?:(?:at|in|called|named)\s*)?:?\s*$", re.IGNORECASE
 )
 # a successful call with a place in one of these arguments was given a folder
-_FOLDER_ARGUMENT = re.compile(r"dir|folder|repo", re.IGNORECASE)
+FOLDER_ARGUMENT = re.compile(r"dir|folder|repo", re.IGNORECASE)
 _LISTS = re.compile(r"list|tree|director", re.IGNORECASE)  # a tool that takes a folder as its path
 
 
@@ -84,7 +84,7 @@ def _listed(calls: Sequence[CallRecord]) -> Iterator[str]:
         if call.failed:
             continue
         for key, value in call.arguments.items():
-            folder = _FOLDER_ARGUMENT.search(str(key)) or (key == "path" and _LISTS.search(call.tool))
+            folder = FOLDER_ARGUMENT.search(str(key)) or (key == "path" and _LISTS.search(call.tool))
             if folder and isinstance(value, str) and value.strip():
                 yield value
 

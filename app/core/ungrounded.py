@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.core.named import places
+from app.core.no_file import FOLDER_ARGUMENT
 
 UNGROUNDED_NOT_RUN = "Not run (no such place was given):"
 MAX_NAMED = 3  # places a refusal names where none is near
@@ -43,7 +44,6 @@ _SUFFIXES = (
     "ico png jpg jpeg gif svg pdf zip gz"
 )
 _PLACEHOLDER_WORDS, _PLACE_WORDS, _EXTENSIONS = (frozenset(w.split()) for w in (_FILLER, _NAMING, _SUFFIXES))
-_FOLDER_KEY = re.compile(r"dir|folder|repo", re.IGNORECASE)  # a place argument that is a folder
 _FOLDER_TOOL = re.compile(r"list|tree|director|search", re.IGNORECASE)  # a tool whose "path" is one
 _MAKES = re.compile(r"create|make|mkdir", re.IGNORECASE)  # a new folder may be named anything
 _PLACEHOLDER_HOSTS = re.compile(r"(?:^|\.)example\.(?:com|org|net)$", re.IGNORECASE)
@@ -86,7 +86,7 @@ def _file_for_folder(tool: str, key: str, value: str) -> str:
     """A file's name where the call takes a folder: a listing, a tree, a search, a repository
     ("search_files" in "notes.txt"; a repository at "project/prices.csv"). Said even of a file
     the user named: it is still a file."""
-    takes_folder = _FOLDER_KEY.search(key) or (key.lower() == "path" and _FOLDER_TOOL.search(tool))
+    takes_folder = FOLDER_ARGUMENT.search(key) or (key.lower() == "path" and _FOLDER_TOOL.search(tool))
     if not takes_folder or _MAKES.search(tool):
         return ""
     trimmed = value.rstrip("/")
@@ -129,7 +129,7 @@ def _placeholder(tool: str, value: str, arguments: Mapping[str, Any]) -> bool:
     if "/" in value:
         return False
     words = [w.lower() for w in _WORD.findall(value)]
-    if any(w.isdigit() for w in words):
+    if not words or any(w.isdigit() for w in words):  # "." or "-" names no words at all
         return False
     own = {w.lower() for name in (tool, *arguments) for w in _WORD.findall(str(name))}
     allowed = own | _PLACEHOLDER_WORDS

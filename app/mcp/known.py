@@ -71,12 +71,16 @@ class KnownTools:
         self._records: dict[str, dict[str, Any] | None] = {}
 
     def file_for(self, entry: ServerEntry) -> Path:
-        return self.folder / f"{fingerprint(entry)[:40]}.json"
+        return self._path(fingerprint(entry))
 
-    def _record(self, entry: ServerEntry) -> dict[str, Any] | None:
-        key = fingerprint(entry)
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key[:40]}.json"
+
+    def _record(self, entry: ServerEntry, key: str = "") -> dict[str, Any] | None:
+        # the fingerprint stats the program and the bundled servers' code: worked out once a call
+        key = key or fingerprint(entry)
         if key not in self._records:
-            self._records[key] = self._read(self.file_for(entry), key)
+            self._records[key] = self._read(self._path(key), key)
         record = self._records[key]
         if record is None or not _fresh(record):
             return None
@@ -118,13 +122,13 @@ class KnownTools:
         if not listed or entry.remote:
             return
         key = fingerprint(entry)
-        old = self._record(entry)
+        old = self._record(entry, key)
         if old is not None and old.get("tools") == listed and _fresh(old, MAX_AGE_S / 2):
             return
         record = {"key": key, "server": entry.name, "saved": time.time(), "tools": listed}
         self._records[key] = record
         try:
-            paths.atomic_write_json(self.file_for(entry), record)
+            paths.atomic_write_json(self._path(key), record)
         except OSError as exc:  # a cache: the next run starts every server, as before
             logger.info("could not keep the servers' tool lists: %s", exc)
             return

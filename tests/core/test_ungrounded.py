@@ -68,6 +68,7 @@ def test_a_windows_path_on_this_machine_is_refused_naming_the_place_given() -> N
         ("read_query", {"query": "SELECT path FROM files"}),  # no place argument
         ("read_text_file", {"path": "/w/project/notes.txt"}),  # a file, read as one
         ("create_directory", {"path": "/w/project/site.old"}),  # a new folder may be named so
+        ("list_directory", {"path": "-"}),  # no words at all: nothing to call a placeholder
     ],
 )
 def test_a_place_given_or_one_a_model_may_choose_runs(tool, arguments) -> None:
