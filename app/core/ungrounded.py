@@ -46,6 +46,7 @@ _SUFFIXES = (
 _PLACEHOLDER_WORDS, _PLACE_WORDS, _EXTENSIONS = (frozenset(w.split()) for w in (_FILLER, _NAMING, _SUFFIXES))
 _FOLDER_TOOL = re.compile(r"list|tree|director|search", re.IGNORECASE)  # a tool whose "path" is one
 _MAKES = re.compile(r"create|make|mkdir", re.IGNORECASE)  # a new folder may be named anything
+_WRITES = re.compile(r"write|save|move|copy|rename", re.IGNORECASE)  # a new name may be of given words
 _PLACEHOLDER_HOSTS = re.compile(r"(?:^|\.)example\.(?:com|org|net)$", re.IGNORECASE)
 
 
@@ -77,9 +78,30 @@ def _why(tool: str, key: str, value: str, arguments: Mapping[str, Any], texts: l
         return f"{key} {value!r} is a Windows path, and this machine's paths are written with '/'"
     if _URL.match(value):
         return _address(key, value, texts)
-    if _placeholder(tool, value, arguments):
+    if _placeholder(tool, value, arguments, texts):
         return f"{key} {value!r} is a placeholder made of the tool's own words, not a place"
-    return ""
+    return _made_outside(tool, key, value, texts)
+
+
+def _made_outside(tool: str, key: str, value: str, texts: list[str]) -> str:
+    """A new place made outside every folder the conversation gave: "project.json" beside the
+    "project" folder the user named. A file or folder a call makes goes inside a folder of the
+    request or of a tool's result (or a given file's folder); where none is given, anywhere."""
+    if not (_MAKES.search(tool) or _WRITES.search(tool)) or not value.startswith("/"):
+        return ""
+    folders = set()
+    for text in texts:
+        for place in places(text):
+            if place.startswith("/"):
+                trimmed = place.rstrip("/") or "/"
+                named_file = posixpath.splitext(trimmed)[1][1:].lower() in _EXTENSIONS
+                folders.add(posixpath.dirname(trimmed) if named_file else trimmed)
+    if not folders:
+        return ""
+    made = posixpath.normpath(value)
+    if any(made == f or made.startswith(f.rstrip("/") + "/") for f in folders):
+        return ""
+    return f"{key} {value!r} is outside every folder given, and {tool} would make it there"
 
 
 def _file_for_folder(tool: str, key: str, value: str) -> str:
@@ -123,19 +145,23 @@ def _address(key: str, value: str, texts: list[str]) -> str:
     return ""
 
 
-def _placeholder(tool: str, value: str, arguments: Mapping[str, Any]) -> bool:
-    """A name made only of the schema's own words ("git_repository_path", "path_to_file_info.csv"):
-    words of no place of the conversation."""
+def _placeholder(tool: str, value: str, arguments: Mapping[str, Any], texts: list[str]) -> bool:
+    """A name made only of the schema's own words ("git_repository_path", "path_to_file_info.csv"),
+    or, in a call that makes nothing, of those and the names of the places given
+    ("file_path_to_project_file_size" where a path through "project" was given; a folder made may be
+    "project_folder"): no place of the conversation."""
     if "/" in value:
         return False
     words = [w.lower() for w in _WORD.findall(value)]
     if not words or any(w.isdigit() for w in words):  # "." or "-" names no words at all
         return False
     own = {w.lower() for name in (tool, *arguments) for w in _WORD.findall(str(name))}
-    allowed = own | _PLACEHOLDER_WORDS
+    makes = _MAKES.search(tool) or _WRITES.search(tool)
+    given = set() if makes else {w.lower() for t in texts for p in places(t) for w in _WORD.findall(p)}
+    allowed = own | given | _PLACEHOLDER_WORDS
     if words[-1] in _EXTENSIONS and "." in value:
         words = words[:-1]
-    if not all(w in allowed or _singular(w) in allowed for w in words):
+    if not all(w in allowed or _singular(w) in allowed or w + "s" in allowed for w in words):
         return False
     return bool(_PLACE_WORDS.intersection(words)) or value.lower() == tool.lower()
 

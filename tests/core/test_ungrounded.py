@@ -43,6 +43,9 @@ def anyio_backend() -> str:
         ),
         ("directory_tree", {"path": "/w/project/notes.txt"}, "names a file"),
         ("git_add", {"repo_path": "project/prices.csv", "files": ["prices.csv"]}, "names a file"),
+        ("list_directory_with_sizes", {"path": "file_path_to_project_file_sizes"}, "a placeholder"),
+        ("create_directory", {"path": "/w/project.json"}, "outside every folder given"),
+        ("write_file", {"path": "/tmp/summary.txt", "content": "x"}, "outside every folder given"),
     ],
 )
 def test_a_place_that_cannot_be_meant_is_refused_saying_why(tool, arguments, said) -> None:
@@ -73,6 +76,15 @@ def test_a_windows_path_on_this_machine_is_refused_naming_the_place_given() -> N
 )
 def test_a_place_given_or_one_a_model_may_choose_runs(tool, arguments) -> None:
     assert ungrounded_place(tool, arguments, [ASKED]) == ""
+
+
+def test_a_new_place_is_made_anywhere_inside_a_folder_given_or_anywhere_where_none_was() -> None:
+    allowed = "Allowed directories:\n/data/notes"
+    assert ungrounded_place("write_file", {"path": "/data/notes/2026/plan.md"}, [ASKED, allowed]) == ""
+    assert ungrounded_place("create_directory", {"path": "/w/project/a/b"}, [ASKED]) == ""
+    assert ungrounded_place("create_directory", {"path": "/home/me/reports"}, ["Make a reports dir."]) == ""
+    named = "Make a folder for the project's notes in /w/project."
+    assert ungrounded_place("create_directory", {"path": "project_notes_folder"}, [named]) == ""
 
 
 def test_a_place_that_stands_in_the_words_or_a_result_runs_whatever_it_looks_like() -> None:
