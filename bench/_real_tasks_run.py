@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.core.failed_note import FAILED_NOTE
 from bench import _real_tasks_servers as servers
 from bench import _real_tasks_workspace as ws
 from bench._raw_peer import written_call
@@ -78,13 +79,15 @@ def written_as_text(answer: str) -> bool:
 
 def judged(task: Task, side: str, project: Path, answer: str, calls: list[Any], **rest: Any) -> Run:
     """``calls``: (server, tool, arguments, is_error) for every call the turn made."""
-    written = written_as_text(answer)
+    # the app's line under an answer whose last call failed quotes the error: no value of the answer's
+    stated = answer.split(f"\n\n{FAILED_NOTE}")[0] if not answer.startswith(FAILED_NOTE) else ""
+    written = written_as_text(stated)
     unapproved = rest.pop("unapproved")
     if "offered" in rest:  # the bundled calculator, converter and clock do not count here
         own = [o for o in rest["offered"] if o.split(".")[0] not in servers.BUNDLED]
         rest["right_offered"] = any(task.fits(*o.split(".", 1)) for o in own)
     # A change is judged by the change alone; a stated value never by a call that holds it.
-    done = unapproved == 0 and not (written and task.states_value) and task.judge(project, answer)
+    done = unapproved == 0 and not (written and task.states_value) and task.judge(project, stated)
     return Run(
         task.name,
         side,

@@ -33,6 +33,7 @@ from app.core.backend import BackendError
 from app.core.declined import changes_things
 from app.core.deeds import asked_deed, deed_reask, undone_deed
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
+from app.core.failed_note import with_failure_note
 from app.core.messages import Message, ToolSpec
 from app.core.offer import as_spec
 from app.core.outcome import TurnOutcome
@@ -296,6 +297,7 @@ class AnswerCheck:
         turn = self.turn
         outcome = turn.outcome
         checked = verdict is not None
+        answer = with_failure_note(answer, outcome.tool_calls)  # after the check: the app's words
         outcome.answer, outcome.unbacked = answer, check.unbacked
         outcome.verdict = verdict.kind if verdict else None
         outcome.verified = None if verdict is None else verdict.kind == "verified"

@@ -1,0 +1,67 @@
+"""A turn that ends on a failed call says why in its answer, in the error's own words; a turn
+whose failed call was followed by one that worked, or that the person declined, does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.backend import ToolCallChunk
+from app.core.failed_note import FAILED_NOTE, failure_note, with_failure_note
+from app.core.messages import ToolCall
+from app.core.records import CallRecord
+from tests.core.files_turn import files_turn
+
+pytestmark = pytest.mark.anyio
+DENIED = "Access denied - path outside allowed directories: /etc/hostname not in /home/me/project"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def call(result: str, *, error: bool) -> CallRecord:
+    return CallRecord("filesystem", "read_text_file", {"path": "/etc/hostname"}, result, error, 3.0)
+
+
+def test_an_answer_after_a_failed_last_call_ends_with_the_errors_first_line() -> None:
+    answer = with_failure_note(
+        "I'm sorry, but I can't access that file.", [call(DENIED + "\nmore", error=True)]
+    )
+    first, note = answer.split("\n\n")
+    assert first == "I'm sorry, but I can't access that file."
+    assert note == f"{FAILED_NOTE} filesystem.read_text_file said `{DENIED}`"
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        [],
+        [call("127.0.0.1 localhost", error=False)],
+        [call(DENIED, error=True), call("127.0.0.1 localhost", error=False)],  # fixed afterwards
+        [call("Call to read_text_file was not approved: declined", error=True)],  # the person's no
+        [call("Not run (no such place was given): path 'path_to_file' is a placeholder", error=True)],
+        [call("Arguments do not match the schema of read_text_file: 'path' is required", error=True)],
+    ],
+)
+def test_no_line_where_the_last_call_worked_was_declined_or_was_the_models_mistake(calls) -> None:
+    assert failure_note(calls, "Done.") == ""
+
+
+def test_no_line_where_the_answer_already_quotes_the_error() -> None:
+    assert failure_note([call(DENIED, error=True)], f"The server said: {DENIED.lower()}.") == ""
+
+
+async def test_a_failed_read_reaches_the_answer_in_the_servers_words(tmp_path) -> None:
+    missing = tmp_path / "notes.txt"
+    steps = [
+        [ToolCallChunk(ToolCall("c1", "read_text", {"path": str(missing)}))],
+        *[["I could not read the file."]] * 4,  # however often the app asks again
+    ]
+    outcome, _ = await files_turn(steps, f"How many lines does {missing} have?", tmp_path, calculator=False)
+
+    assert [c.failed for c in outcome.tool_calls] == [True]
+    model_words, note = outcome.answer.split("\n\n")
+    assert model_words == "I could not read the file."
+    said = outcome.tool_calls[0].result.strip().splitlines()[0]  # the SDK's words for the exception
+    assert note == f"{FAILED_NOTE} files.read_text said `{said}`"
