@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.core.failed_note import FAILED_NOTE
+from app.core.failed_note import DOWN_NOTE, FAILED_NOTE
 from bench import _real_tasks_servers as servers
 from bench import _real_tasks_workspace as ws
 from bench._raw_peer import written_call
@@ -79,8 +79,9 @@ def written_as_text(answer: str) -> bool:
 
 def judged(task: Task, side: str, project: Path, answer: str, calls: list[Any], **rest: Any) -> Run:
     """``calls``: (server, tool, arguments, is_error) for every call the turn made."""
-    # the app's line under an answer whose last call failed quotes the error: no value of the answer's
-    stated = answer.split(f"\n\n{FAILED_NOTE}")[0] if not answer.startswith(FAILED_NOTE) else ""
+    # the app's lines under an answer whose last call failed (or no call served, a server down) quote
+    # errors: no value the answer states
+    stated = re.split(f"(?:^|\n\n)(?:{re.escape(FAILED_NOTE)}|{re.escape(DOWN_NOTE)})", answer)[0]
     written = written_as_text(stated)
     unapproved = rest.pop("unapproved")
     if "offered" in rest:  # the bundled calculator, converter and clock do not count here

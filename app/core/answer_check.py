@@ -33,7 +33,7 @@ from app.core.backend import BackendError
 from app.core.declined import changes_things
 from app.core.deeds import asked_deed, deed_reask, undone_deed
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
-from app.core.failed_note import with_failure_note
+from app.core.failed_note import down_note, with_failure_note
 from app.core.messages import Message, ToolSpec
 from app.core.offer import as_spec
 from app.core.outcome import TurnOutcome
@@ -297,7 +297,9 @@ class AnswerCheck:
         turn = self.turn
         outcome = turn.outcome
         checked = verdict is not None
-        answer = with_failure_note(answer, outcome.tool_calls)  # after the check: the app's words
+        states = getattr(turn.s.tools, "states", None)  # a supervisor's; a bare provider has none
+        down = down_note(states() if callable(states) else (), outcome.tool_calls, turn.s.told_down)
+        answer = with_failure_note(answer, outcome.tool_calls, down)  # after the check: the app's words
         outcome.answer, outcome.unbacked = answer, check.unbacked
         outcome.verdict = verdict.kind if verdict else None
         outcome.verified = None if verdict is None else verdict.kind == "verified"

@@ -1,4 +1,5 @@
-"""A turn that ends on a failed call says so in its answer, in the error's own words.
+"""A turn that ends on a failed call, or that no tool served while a server is down, says so in
+its answer, in the error's own words.
 
 Told "Access denied - path outside allowed directories: /etc/hostname not in /home/me/project" by
 the filesystem reference server, a small model answers "I'm sorry, but I can't access that
@@ -8,11 +9,18 @@ could not be reached) and nothing ran after it, the answer ends with a line the 
 quoting the error's first line, unless the answer already does. A call the person declined, or
 one the app refused as malformed, gets no line: the model was told, and the person has nothing
 to act on.
+
+A server that could not start ("npm error 404 ... could not be found") offers no tools, so a
+small model asked to list a folder answered with a made-up listing, and the reason stood only in
+the servers panel. A turn in which no call worked, while a configured server is down, ends with a
+line naming it and its error: once per session for each error, so a conversation that does not
+need that server is not told again at every turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from app.core.records import CallRecord
 from app.core.toolrun import NOT_APPROVED
@@ -22,6 +30,8 @@ FAILED_NOTE = "⚠ The last call failed:"
 # model's mistake, told to the model; the person has nothing to act on there.
 _APP_SAID = ("Not run (", "Arguments for ", "Arguments do not match ", "Unknown tool ")
 MAX_QUOTED = 300  # characters of the error's first line
+DOWN_NOTE = "⚠ Not running, so its tools were not offered:"
+_DOWN = frozenset({"crashed", "failed", "restarting", "unauthorized"})  # not a server the person stopped
 
 
 def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
@@ -31,16 +41,34 @@ def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
         return ""
     if NOT_APPROVED in last.result:  # the person's own no: nothing to tell them
         return ""
-    lines = last.result.strip().splitlines()
-    first = lines[0].strip()[:MAX_QUOTED] if lines else ""
-    if not first or first.lower() in answer.lower():
+    first = _first(last.result)  # in a code span: the error's words are shown, never formatted
+    if not first or first.lower() in answer.lower().replace("`", "'"):
         return ""
-    quoted = first.replace("`", "'")  # a code span: the error's words are shown, never formatted
-    return f"{FAILED_NOTE} {last.server}.{last.tool} said `{quoted}`"
+    return f"{FAILED_NOTE} {last.server}.{last.tool} said `{first}`"
 
 
-def with_failure_note(answer: str, calls: Sequence[CallRecord]) -> str:
-    note = failure_note(calls, answer)
-    if not note:
+def down_note(states: Iterable[Any], calls: Sequence[CallRecord], told: dict[str, str]) -> str:
+    """The line naming the servers down in a turn no call served, each error once (``told``:
+    server name to the error already named this session, updated here), or ""."""
+    if any(not c.failed for c in calls):
+        return ""
+    down = []
+    for status in states:
+        error = _first(str(getattr(status, "last_error", "")))
+        name, state = str(getattr(status, "name", "")), str(getattr(status, "state", ""))
+        if state in _DOWN and told.get(name) != error:
+            told[name] = error
+            down.append(f"{name} ({state}" + (f": `{error}`)" if error else ")"))
+    return f"{DOWN_NOTE} {'; '.join(down)}" if down else ""
+
+
+def with_failure_note(answer: str, calls: Sequence[CallRecord], down: str = "") -> str:
+    notes = [n for n in (failure_note(calls, answer), down) if n]
+    if not notes:
         return answer
-    return f"{answer.rstrip()}\n\n{note}" if answer.strip() else note
+    return "\n\n".join([answer.rstrip(), *notes] if answer.strip() else notes)
+
+
+def _first(error: str) -> str:
+    lines = error.strip().splitlines()
+    return lines[0].strip()[:MAX_QUOTED].replace("`", "'") if lines else ""

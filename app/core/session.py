@@ -103,6 +103,7 @@ class ChatSession:
         self.history: list[Message] = []
         self._sources: list[Source] = []  # user words and tool results: what may back a number
         self._earlier: Fraction | None = None  # the last answer's result, where it was verified
+        self.told_down: dict[str, str] = {}  # servers down, each with the error an answer named
         self._sinks: list[ev.EventSink] = []
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False

@@ -1,15 +1,24 @@
 """A turn that ends on a failed call says why in its answer, in the error's own words; a turn
-whose failed call was followed by one that worked, or that the person declined, does not."""
+whose failed call was followed by one that worked, or that the person declined, does not. A turn
+no call served, while a configured server is down, names that server and its error, once."""
 
 from __future__ import annotations
+
+import sys
 
 import pytest
 
 from app.core.backend import ToolCallChunk
-from app.core.failed_note import FAILED_NOTE, failure_note, with_failure_note
+from app.core.failed_note import DOWN_NOTE, FAILED_NOTE, down_note, failure_note, with_failure_note
 from app.core.messages import ToolCall
 from app.core.records import CallRecord
+from app.core.session import ChatSession
+from app.llm.scripted import ScriptedBackend
+from app.mcp.config import ServerEntry
+from app.mcp.lifecycle import ServerStatus
+from app.mcp.supervisor import Supervisor
 from tests.core.files_turn import files_turn
+from tests.mcp.helpers import QUICK, EventLog
 
 pytestmark = pytest.mark.anyio
 DENIED = "Access denied - path outside allowed directories: /etc/hostname not in /home/me/project"
@@ -65,3 +74,36 @@ async def test_a_failed_read_reaches_the_answer_in_the_servers_words(tmp_path) -
     assert model_words == "I could not read the file."
     said = outcome.tool_calls[0].result.strip().splitlines()[0]  # the SDK's words for the exception
     assert note == f"{FAILED_NOTE} files.read_text said `{said}`"
+
+
+def test_a_turn_no_call_served_names_each_server_down_and_its_error_once_a_session() -> None:
+    states = [
+        ServerStatus("filesystem", "failed", last_error="npm error 404 '@x/server-nope' could not be found"),
+        ServerStatus("calculator", "ready"),
+        ServerStatus("notes", "stopped", last_error="stopped by you"),  # the person's choice
+    ]
+    told: dict[str, str] = {}
+    note = down_note(states, [], told)
+    assert note == f"{DOWN_NOTE} filesystem (failed: `npm error 404 '@x/server-nope' could not be found`)"
+    assert down_note(states, [], told) == ""  # told once
+    assert down_note(states, [call("127.0.0.1 localhost", error=False)], {}) == ""  # a call served it
+
+
+async def test_a_server_that_cannot_start_is_named_in_the_answer_of_a_turn_it_could_have_served(tmp_path):
+    exits = "import sys; sys.exit('no such package')"
+    broken = ServerEntry("files", command=sys.executable, args=("-c", exits))
+    servers, log = Supervisor([broken], backoff=QUICK, log_dir=tmp_path), EventLog()
+    servers.subscribe(log)
+    await servers.start()
+    try:
+        await log.wait_state("files", "failed")
+        chat = ChatSession(ScriptedBackend([["Here are the files: a.txt"], ["Hello!"]]), servers)
+        listed = await chat.run_turn("List the files in /home/me/project.")
+        again = await chat.run_turn("Hi")
+    finally:
+        await servers.aclose()
+
+    words, note = listed.answer.split("\n\n")
+    assert words == "Here are the files: a.txt"
+    assert note.startswith(f"{DOWN_NOTE} files (failed: `") and "no such package" in note
+    assert again.answer == "Hello!"  # the same error is not told at every turn
