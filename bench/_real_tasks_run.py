@@ -15,6 +15,7 @@ import json
 import re
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -140,13 +141,14 @@ class CalculonSide:
     async def aclose(self) -> None:
         await self.engine.aclose()
 
-    async def run(self, task: Task, max_rounds: int) -> Run:
+    async def run(self, task: Task, max_rounds: int, config: Callable[[Path, str], Any] | None = None) -> Run:
+        """``config``: the ``mcpServers`` file for the task's project, where not the usual one."""
         from app.core import events as ev
 
         project = ws.build(self.folder / task.name)
         if task.setup:
             task.setup(project)
-        self.config_path.write_text(json.dumps(servers.mcp_servers(project, self.site)))
+        self.config_path.write_text(json.dumps((config or servers.mcp_servers)(project, self.site)))
         await self.engine.reload_servers()
         await self._all_ready()
         refresh = getattr(self.engine.selector, "refresh", None)
@@ -191,8 +193,8 @@ class CalculonSide:
         """Every server ready before the question, as a person would see them in the window; npx
         and a loaded machine can take longer than the engine's own start-up wait."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            waiting = [s for s in self.engine.supervisor.states() if s.state != "ready"]
+        while time.monotonic() < deadline:  # a server that could not start is as ready as it gets
+            waiting = [s for s in self.engine.supervisor.states() if s.state not in ("ready", "failed")]
             if not waiting:
                 return
             await asyncio.sleep(0.25)

@@ -6,9 +6,9 @@ the filesystem reference server, a small model answers "I'm sorry, but I can't a
 file.": the reason, which the person can act on (allow the folder, fix the path, start the
 server), stayed in the trace. Where the turn's last call failed at its server (or the server
 could not be reached) and nothing ran after it, the answer ends with a line the app writes,
-quoting the error's first line, unless the answer already does. A call the person declined, or
-one the app refused as malformed, gets no line: the model was told, and the person has nothing
-to act on.
+quoting the error's first line, unless the answer already does. A call the person declined or
+cancelled, or one the app refused as malformed, gets no line: the model was told, and the person
+has nothing to act on.
 
 A server that could not start ("npm error 404 ... could not be found") offers no tools, so a
 small model asked to list a folder answered with a made-up listing, and the reason stood only in
@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from app.core.records import CallRecord
+from app.core.running import CANCELLED_TEXT
 from app.core.toolrun import NOT_APPROVED
 
 FAILED_NOTE = "⚠ The last call failed:"
@@ -39,7 +40,7 @@ def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
     last = calls[-1] if calls else None
     if last is None or not last.failed or last.result.startswith(_APP_SAID):
         return ""
-    if NOT_APPROVED in last.result:  # the person's own no: nothing to tell them
+    if NOT_APPROVED in last.result or last.result.startswith(CANCELLED_TEXT):  # the person's own doing
         return ""
     first = _first(last.result)  # in a code span: the error's words are shown, never formatted
     if not first or first.lower() in answer.lower().replace("`", "'"):

@@ -12,6 +12,7 @@ from app.core.backend import ToolCallChunk
 from app.core.failed_note import DOWN_NOTE, FAILED_NOTE, down_note, failure_note, with_failure_note
 from app.core.messages import ToolCall
 from app.core.records import CallRecord
+from app.core.running import CANCELLED_TEXT
 from app.core.session import ChatSession
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import ServerEntry
@@ -49,6 +50,7 @@ def test_an_answer_after_a_failed_last_call_ends_with_the_errors_first_line() ->
         [call("127.0.0.1 localhost", error=False)],
         [call(DENIED, error=True), call("127.0.0.1 localhost", error=False)],  # fixed afterwards
         [call("Call to read_text_file was not approved: declined", error=True)],  # the person's no
+        [call(CANCELLED_TEXT, error=True)],  # the person stopped it
         [call("Not run (no such place was given): path 'path_to_file' is a placeholder", error=True)],
         [call("Arguments do not match the schema of read_text_file: 'path' is required", error=True)],
     ],
