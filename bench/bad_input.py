@@ -20,6 +20,7 @@ import json
 import shutil
 import sqlite3
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -34,6 +35,7 @@ from bench._real_tasks_task import Task, changes
 HEADING = "## Bad input with the reference servers"
 MISSING = "@modelcontextprotocol/server-filesystem-that-does-not-exist@0.0.1"
 TURN_LIMIT_S = 600  # a turn still going after this did not end
+ROOT = Path(tempfile.gettempdir()) / "calculon-bad-input"  # its own: real_tasks may run beside it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,15 +155,13 @@ def _snapshot(project: Path) -> str:
 async def run(args: argparse.Namespace, chosen: list[Scenario]) -> list[Outcome]:
     from app.settings import Settings
     from bench._real_tasks_run import CalculonSide
-    from bench.real_tasks import ROOT
-
     shutil.rmtree(ROOT, ignore_errors=True)
     ROOT.mkdir(parents=True)
     ws.write_pages(ROOT / "site")
     settings = Settings(backend="local", builtin_model=args.model)
     outcomes = []
     with servers.web_site(ROOT / "site") as site:
-        side = CalculonSide(settings, ROOT / "bad-input", site)
+        side = CalculonSide(settings, ROOT / "calculon", site)
         await side.start()
         try:
             for scenario in chosen:
