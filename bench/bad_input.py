@@ -156,7 +156,7 @@ async def run(args: argparse.Namespace, chosen: list[Scenario]) -> list[Outcome]
     from app.settings import Settings
     from bench._real_tasks_run import CalculonSide
     shutil.rmtree(ROOT, ignore_errors=True)
-    ROOT.mkdir(parents=True)
+    (ROOT / "calculon").mkdir(parents=True)
     ws.write_pages(ROOT / "site")
     settings = Settings(backend="local", builtin_model=args.model)
     outcomes = []
