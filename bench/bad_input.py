@@ -155,6 +155,7 @@ def _snapshot(project: Path) -> str:
 async def run(args: argparse.Namespace, chosen: list[Scenario]) -> list[Outcome]:
     from app.settings import Settings
     from bench._real_tasks_run import CalculonSide
+
     shutil.rmtree(ROOT, ignore_errors=True)
     (ROOT / "calculon").mkdir(parents=True)
     ws.write_pages(ROOT / "site")
@@ -231,7 +232,7 @@ def report(outcomes: list[Outcome], command: str, label: str) -> str:
     passed = sum(o.passed for o in outcomes)
     return "\n".join(
         [
-            f"Command: `{command}`; model: {label}; {_doc.machine()}; load {_doc.load_average()}.",
+            f"Command: `{command}`; model: {label}. {_doc.machine()}",
             "",
             *rows,
             "",

@@ -163,7 +163,8 @@ def _placeholder(tool: str, value: str, arguments: Mapping[str, Any], texts: lis
         words = words[:-1]
     if not all(w in allowed or _singular(w) in allowed or w + "s" in allowed for w in words):
         return False
-    return bool(_PLACE_WORDS.intersection(words)) or value.lower() == tool.lower()
+    named_as_tool = words == [w.lower() for w in _WORD.findall(tool)]  # "git_add", "git-add"
+    return bool(_PLACE_WORDS.intersection(words)) or named_as_tool
 
 
 def _singular(word: str) -> str:

@@ -30,6 +30,7 @@ def anyio_backend() -> str:
     [
         ("git_commit", {"repo_path": "git_repository_path", "message": "Add"}, "a placeholder"),
         ("git_add", {"repo_path": "git_add", "files": ["draft.txt"]}, "a placeholder"),
+        ("git_add", {"repo_path": "git-add", "files": ["draft.txt"]}, "a placeholder"),
         ("search_files", {"path": "path_to_search_files", "pattern": "*.md"}, "a placeholder"),
         ("get_file_info", {"path": "path_to_file_info.csv"}, "a placeholder"),
         ("git_branch", {"repo_path": "https://github.com/someone/project"}, "a web address"),
