@@ -7,9 +7,12 @@ turned the user's "http://127.0.0.1:46097/pricing.html" into "https://...", gave
 address as a local repository's path, and searched or listed "notes.txt" as a folder. Each went
 to its server and failed there: 19 of its 25 failed calls. None of them can be right, whatever
 the task, so the app answers them itself, saying what was wrong and what was given instead.
-Anything else a model writes (a new file, a folder it inferred) still runs: only a place that
-cannot be meant is refused, and a place that stands in the user's words or a tool result only
-where it names a file and the call takes a folder.
+Nor can a file or folder a call makes outside every folder the conversation gave, where one was
+given ("create_directory" of ".../project.json" beside the ".../project" the user named): the
+filesystem server refuses it as outside its allowed folders. Anything else a model writes (a new
+file inside a given folder, a folder it inferred) still runs: only a place that cannot be meant
+is refused, and a place that stands in the user's words or a tool result only where it names a
+file and the call takes a folder.
 """
 
 from __future__ import annotations
