@@ -19,6 +19,7 @@ need that server is not told again at every turn.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -32,6 +33,7 @@ FAILED_NOTE = "⚠ The last call failed:"
 _APP_SAID = ("Not run (", "Arguments for ", "Arguments do not match ", "Unknown tool ")
 MAX_QUOTED = 300  # characters of the error's first line
 DOWN_NOTE = "⚠ Not running, so its tools were not offered:"
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _DOWN = frozenset({"crashed", "failed", "restarting", "unauthorized"})  # not a server the person stopped
 
 
@@ -67,9 +69,22 @@ def with_failure_note(answer: str, calls: Sequence[CallRecord], down: str = "") 
     notes = [n for n in (failure_note(calls, answer), down) if n]
     if not notes:
         return answer
-    return "\n\n".join([answer.rstrip(), *notes] if answer.strip() else notes)
+    return "\n\n".join([_closed(answer.rstrip()), *notes] if answer.strip() else notes)
+
+
+def _closed(answer: str) -> str:
+    """The answer with a code fence it left open closed, so the app's line below it is not shown
+    as part of the model's code ("Here are the files:\n```\n/tmp/ws" and no closing fence)."""
+    fences = _FENCE.findall(answer)
+    return f"{answer}\n{fences[-1][:3]}" if len(fences) % 2 else answer
 
 
 def _first(error: str) -> str:
+    """The error's first line, each part said once (a server's last stderr lines come joined with
+    " | ", and a server that failed on each restart wrote the same line each time)."""
     lines = error.strip().splitlines()
-    return lines[0].strip()[:MAX_QUOTED].replace("`", "'") if lines else ""
+    parts: list[str] = []
+    for part in lines[0].split(" | ") if lines else []:
+        if not any(earlier.endswith(part) for earlier in parts):  # "...; last stderr: X" then "X"
+            parts.append(part)
+    return " | ".join(parts)[:MAX_QUOTED].replace("`", "'")

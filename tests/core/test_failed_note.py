@@ -59,6 +59,20 @@ def test_no_line_where_the_last_call_worked_was_declined_or_was_the_models_mista
     assert failure_note(calls, "Done.") == ""
 
 
+def test_a_code_fence_the_answer_left_open_is_closed_before_the_line() -> None:
+    answer = with_failure_note("Here are the files:\n```\n/home/me/project", [call(DENIED, error=True)])
+    assert answer.startswith("Here are the files:\n```\n/home/me/project\n```\n\n" + FAILED_NOTE)
+    closed = "Run:\n~~~~\nls\n~~~~"
+    assert with_failure_note(closed, [call(DENIED, error=True)]).startswith(closed + "\n\n" + FAILED_NOTE)
+
+
+def test_a_line_said_again_on_each_restart_is_quoted_once() -> None:
+    status = ServerStatus(
+        "weather", "failed", last_error="exited; last stderr: no token | no token | no token"
+    )
+    assert down_note([status], [], {}) == f"{DOWN_NOTE} weather (failed: `exited; last stderr: no token`)"
+
+
 def test_no_line_where_the_answer_already_quotes_the_error() -> None:
     assert failure_note([call(DENIED, error=True)], f"The server said: {DENIED.lower()}.") == ""
 
