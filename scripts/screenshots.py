@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # the real imports wait until the display and folders are set
 
     from app.core.backend import Chunk
     from app.engine import Engine
+    from app.settings import Settings
     from app.ui.main_window import MainWindow
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -120,6 +122,32 @@ async def converse(window: MainWindow, engine: Engine) -> None:
 async def settle(app: QApplication, seconds: float = 0.4) -> None:
     """Let layouts and paints finish before a grab (the Qt loop runs while this sleeps)."""
     await asyncio.sleep(seconds)
+
+
+@contextlib.asynccontextmanager
+async def real_window(
+    settings: Settings, servers_path: Path, states: Mapping[str, str]
+) -> AsyncIterator[MainWindow]:
+    """The real window at 1280x800 (the size the trace must read at), its model loaded and each
+    server named in ``states`` in that state: a question typed before the calculator is up is
+    answered without it."""
+    from app.engine import Engine
+    from app.ui.main import build_window, prepare
+
+    engine = Engine.from_settings(settings, servers_path=servers_path)
+    window = build_window(engine, settings)
+    window.resize(1280, 800)
+    window.show()
+    try:
+        await prepare(engine, window)
+        await engine.ensure_backend()
+        shown = window.servers_panel.states
+        while not all(name in shown and shown[name].state == state for name, state in states.items()):
+            await asyncio.sleep(0.1)
+        yield window
+    finally:
+        window.close()
+        await engine.aclose()
 
 
 async def answers_shot(app: QApplication, window: MainWindow, path: Path) -> Path:

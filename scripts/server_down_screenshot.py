@@ -25,38 +25,24 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from scripts.screenshots import answers_shot, on_display  # noqa: E402
+from scripts.screenshots import answers_shot, on_display, real_window  # noqa: E402
 
 MISSING = "@modelcontextprotocol/server-filesystem-that-does-not-exist@0.0.1"
 
 
 async def shoot(app: QApplication, out: Path, servers_path: Path) -> Path:
-    from app.engine import Engine
     from app.settings import Settings
-    from app.ui.main import build_window, prepare
 
     folder = Path(tempfile.mkdtemp(prefix="calculon-shots-files-"))
     config = json.loads(servers_path.read_text(encoding="utf-8"))
     config["mcpServers"]["filesystem"] = {"command": "npx", "args": ["-y", MISSING, str(folder)]}
     servers_path.write_text(json.dumps(config), encoding="utf-8")
-    settings = Settings(strict=True, backend="local")
-    engine = Engine.from_settings(settings, servers_path=servers_path)
-    window = build_window(engine, settings)
-    window.resize(1280, 800)
-    window.show()
-    try:
-        await prepare(engine, window)
-        await engine.ensure_backend()
-        states = window.servers_panel.states
-        wanted = {"calculator": "ready", "filesystem": "failed"}
-        while not all(n in states and states[n].state == s for n, s in wanted.items()):
-            await asyncio.sleep(0.1)  # the question is asked once the filesystem server has given up
+    # asked once the filesystem server has given up
+    up = {"calculator": "ready", "filesystem": "failed"}
+    async with real_window(Settings(strict=True, backend="local"), servers_path, up) as window:
         window.controller.submit(f"List the files in {folder}.")
         await asyncio.wait_for(window.controller.wait_idle(), 180)
         return await answers_shot(app, window, out / "server-down.png")
-    finally:
-        window.close()
-        await engine.aclose()
 
 
 def main() -> int:

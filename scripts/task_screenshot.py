@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from scripts.screenshots import answers_shot, on_display  # noqa: E402
+from scripts.screenshots import answers_shot, on_display, real_window  # noqa: E402
 
 DEFAULT_MODEL = Path.home() / ".cache" / "calculon" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 TIMEOUT_S = 240
@@ -34,9 +34,7 @@ PRICES = "item,price\npencil,0.99\nnotebook,2.40\nstapler,4.75\nlamp,6.35\nerase
 
 
 async def shoot(app: QApplication, out: Path, servers_path: Path, model: Path) -> Path:
-    from app.engine import Engine
     from app.settings import Settings
-    from app.ui.main import build_window, prepare
     from bench._real_tasks_servers import NPM, NPM_VERSION
 
     workspace = servers_path.parent / "project"
@@ -57,16 +55,7 @@ async def shoot(app: QApplication, out: Path, servers_path: Path, model: Path) -
     for part in (model, model.with_name(model.name + ".verified")):
         (folder / part.name).symlink_to(part)
     settings = Settings(strict=True, backend="local", builtin_model="qwen2.5-coder-1.5b-instruct")
-    engine = Engine.from_settings(settings, servers_path=servers_path)
-    window = build_window(engine, settings)
-    window.resize(1280, 800)
-    window.show()
-    try:
-        await prepare(engine, window)
-        await engine.ensure_backend()
-        states = window.servers_panel.states
-        while not all(n in states and states[n].state == "ready" for n in ("calculator", "filesystem")):
-            await asyncio.sleep(0.1)
+    async with real_window(settings, servers_path, {"calculator": "ready", "filesystem": "ready"}) as window:
         # the bench's sum-prices words: asked only "Add up the prices in ...", the model summed, then
         # described the steps (docs/benchmarks.md, Real tasks, In the window)
         window.controller.submit(f"Add up the prices in {workspace}/prices.csv. What is the total?")
@@ -78,9 +67,6 @@ async def shoot(app: QApplication, out: Path, servers_path: Path, model: Path) -
         finally:
             approving.cancel()
         return await answers_shot(app, window, out / "task-filesystem.png")
-    finally:
-        window.close()
-        await engine.aclose()
 
 
 async def _approve(window: object) -> None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from scripts.screenshots import answers_shot, on_display  # noqa: E402
+from scripts.screenshots import answers_shot, on_display, real_window  # noqa: E402
 
 QUESTIONS = (
     "What is 12 times 7?",
@@ -32,30 +32,14 @@ QUESTIONS = (
 
 
 async def shoot(app: QApplication, out: Path, servers_path: Path) -> Path:
-    from app.engine import Engine
     from app.settings import Settings
-    from app.ui.main import build_window, prepare
 
-    settings = Settings(strict=True, backend="local")
-    engine = Engine.from_settings(settings, servers_path=servers_path)
-    window = build_window(engine, settings)
-    window.resize(1280, 800)  # the size the trace must read at (issue 37)
-    window.show()
-    try:
-        await prepare(engine, window)
-        await engine.ensure_backend()
-        states = window.servers_panel.states
-        while not all(
-            name in states and states[name].state == "ready" for name in ("calculator", "converter")
-        ):
-            await asyncio.sleep(0.1)  # a question typed before the calculator is up is answered without it
+    up = {"calculator": "ready", "converter": "ready"}
+    async with real_window(Settings(strict=True, backend="local"), servers_path, up) as window:
         for question in QUESTIONS:
             window.controller.submit(question)
             await asyncio.wait_for(window.controller.wait_idle(), 180)
         return await answers_shot(app, window, out / "verdicts.png")
-    finally:
-        window.close()
-        await engine.aclose()
 
 
 def main() -> int:
