@@ -33,7 +33,7 @@ from app.core.backend import BackendError
 from app.core.declined import changes_things
 from app.core.deeds import asked_deed, deed_reask, undone_deed
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
-from app.core.failed_note import down_note, with_failure_note
+from app.core.failed_note import APP_SAID, down_note, with_failure_note
 from app.core.messages import Message, ToolSpec
 from app.core.offer import as_spec
 from app.core.outcome import TurnOutcome
@@ -365,6 +365,13 @@ class AnswerCheck:
             turn.messages.append(Message("user", REFUSAL_REASK))
             self.must_call = self.named_only = True
             return True
+        if not worked and any(
+            c.failed and not c.result.startswith(APP_SAID) for c in turn.outcome.tool_calls
+        ):
+            # the call failed at its server ("division by zero", "no such file"): the answer is about
+            # that failure, and the app's line under it quotes the error; asked to calculate, a model
+            # only repeats the call or guesses
+            return False
         readings = getattr(turn.s.verifier, "readings", None)
         shown = readings(turn.user_text, read) if readings is not None else ()
         turn.emit(

@@ -30,7 +30,9 @@ from app.core.toolrun import NOT_APPROVED
 FAILED_NOTE = "⚠ The last call failed:"
 # What the app itself answers a malformed call with (app.core.toolrun, app.core.calling): the
 # model's mistake, told to the model; the person has nothing to act on there.
-_APP_SAID = ("Not run (", "Arguments for ", "Arguments do not match ", "Unknown tool ")
+APP_SAID = ("Not run (", "Arguments for ", "Arguments do not match ", "Unknown tool ")
+# How the MCP SDK wraps a tool's exception: the words after it are the tool's own.
+_SDK_WRAPPER = re.compile(r"^Error executing tool [\w.-]+: ")
 MAX_QUOTED = 300  # characters of the error's first line
 DOWN_NOTE = "⚠ Not running, so its tools were not offered:"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
@@ -40,11 +42,11 @@ _DOWN = frozenset({"crashed", "failed", "restarting", "unauthorized"})  # not a 
 def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
     """The line that ends an answer whose turn's last call failed, or ""."""
     last = calls[-1] if calls else None
-    if last is None or not last.failed or last.result.startswith(_APP_SAID):
+    if last is None or not last.failed or last.result.startswith(APP_SAID):
         return ""
     if NOT_APPROVED in last.result or last.result.startswith(CANCELLED_TEXT):  # the person's own doing
         return ""
-    first = _first(last.result)  # in a code span: the error's words are shown, never formatted
+    first = _first(_SDK_WRAPPER.sub("", last.result.strip()))  # in a code span: shown, never formatted
     if not first or first.lower() in answer.lower().replace("`", "'"):
         return ""
     return f"{FAILED_NOTE} {last.server}.{last.tool} said `{first}`"

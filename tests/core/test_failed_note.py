@@ -123,3 +123,16 @@ async def test_a_server_that_cannot_start_is_named_in_the_answer_of_a_turn_it_co
     assert words == "Here are the files: a.txt"
     assert note.startswith(f"{DOWN_NOTE} files (failed: `") and "no such package" in note
     assert again.answer == "Hello!"  # the same error is not told at every turn
+
+
+async def test_a_calculation_the_calculator_refused_is_not_asked_for_again(tmp_path) -> None:
+    steps = [
+        [ToolCallChunk(ToolCall("c1", "evaluate", {"expression": "10 / 0"}))],
+        ["Division by zero is undefined, so 10 ÷ 0 has no value."],
+        ["10 / 0 = 0"],  # what a model made to calculate again would have said
+    ]
+    outcome, backend = await files_turn(steps, "What is 10 divided by 0?", tmp_path)
+
+    assert [c.failed for c in outcome.tool_calls] == [True]
+    assert len(backend.requests) == 2  # the refusal is the answer's subject: no third step
+    assert outcome.answer.startswith("Division by zero is undefined")
