@@ -131,6 +131,7 @@ class Outcome:
     seconds: float
     answer: str
     calls: list[str]
+    trace: list[str] = dataclasses.field(default_factory=list)  # what the turn did, for the JSON
 
     @property
     def passed(self) -> bool:
@@ -208,6 +209,7 @@ async def _one(side: Any, scenario: Scenario, max_rounds: int) -> Outcome:
         result.seconds,
         answer,
         result.calls,
+        result.trace,
     )
 
 

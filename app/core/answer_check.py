@@ -298,7 +298,7 @@ class AnswerCheck:
         outcome = turn.outcome
         checked = verdict is not None
         states = getattr(turn.s.tools, "states", None)  # a supervisor's; a bare provider has none
-        down = down_note(states() if callable(states) else (), outcome.tool_calls, turn.s.told_down)
+        down = down_note(states() if callable(states) else (), turn.s.told_down)
         answer = with_failure_note(answer, outcome.tool_calls, down)  # after the check: the app's words
         outcome.answer, outcome.unbacked = answer, check.unbacked
         outcome.verdict = verdict.kind if verdict else None

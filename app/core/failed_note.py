@@ -1,5 +1,5 @@
-"""A turn that ends on a failed call, or that no tool served while a server is down, says so in
-its answer, in the error's own words.
+"""A turn that ends on a failed call, or the first after a configured server went down, says so
+in its answer, in the error's own words.
 
 Told "Access denied - path outside allowed directories: /etc/hostname not in /home/me/project" by
 the filesystem reference server, a small model answers "I'm sorry, but I can't access that
@@ -11,10 +11,11 @@ cancelled, or one the app refused as malformed, gets no line: the model was told
 has nothing to act on.
 
 A server that could not start ("npm error 404 ... could not be found") offers no tools, so a
-small model asked to list a folder answered with a made-up listing, and the reason stood only in
-the servers panel. A turn in which no call worked, while a configured server is down, ends with a
-line naming it and its error: once per session for each error, so a conversation that does not
-need that server is not told again at every turn.
+small model asked to list a folder answered with a made-up listing (the built-in), or listed the
+last commit's files through the git server instead (Qwen2.5-Coder-1.5B), and the reason stood only
+in the servers panel. The next answer after a configured server went down ends with a line naming
+it and its error, whatever the turn's calls did: once per session for each error, so a
+conversation that does not need that server is not told again at every turn.
 """
 
 from __future__ import annotations
@@ -52,11 +53,9 @@ def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
     return f"{FAILED_NOTE} {last.server}.{last.tool} said `{first}`"
 
 
-def down_note(states: Iterable[Any], calls: Sequence[CallRecord], told: dict[str, str]) -> str:
-    """The line naming the servers down in a turn no call served, each error once (``told``:
-    server name to the error already named this session, updated here), or ""."""
-    if any(not c.failed for c in calls):
-        return ""
+def down_note(states: Iterable[Any], told: dict[str, str]) -> str:
+    """The line naming the servers down, each error once a session (``told``: server name to the
+    error already named, updated here), or ""."""
     down = []
     for status in states:
         error = _first(str(getattr(status, "last_error", "")))

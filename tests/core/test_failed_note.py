@@ -1,6 +1,6 @@
 """A turn that ends on a failed call says why in its answer, in the error's own words; a turn
-whose failed call was followed by one that worked, or that the person declined, does not. A turn
-no call served, while a configured server is down, names that server and its error, once."""
+whose failed call was followed by one that worked, or that the person declined, does not. The
+first answer after a configured server went down names that server and its error, once."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_a_line_said_again_on_each_restart_is_quoted_once() -> None:
     status = ServerStatus(
         "weather", "failed", last_error="exited; last stderr: no token | no token | no token"
     )
-    assert down_note([status], [], {}) == f"{DOWN_NOTE} weather (failed: `exited; last stderr: no token`)"
+    assert down_note([status], {}) == f"{DOWN_NOTE} weather (failed: `exited; last stderr: no token`)"
 
 
 def test_no_line_where_the_answer_already_quotes_the_error() -> None:
@@ -92,20 +92,21 @@ async def test_a_failed_read_reaches_the_answer_in_the_servers_words(tmp_path) -
     assert note == f"{FAILED_NOTE} files.read_text said `{said}`"
 
 
-def test_a_turn_no_call_served_names_each_server_down_and_its_error_once_a_session() -> None:
+def test_the_next_answer_names_each_server_down_and_its_error_once_a_session() -> None:
     states = [
         ServerStatus("filesystem", "failed", last_error="npm error 404 '@x/server-nope' could not be found"),
         ServerStatus("calculator", "ready"),
         ServerStatus("notes", "stopped", last_error="stopped by you"),  # the person's choice
     ]
     told: dict[str, str] = {}
-    note = down_note(states, [], told)
+    note = down_note(states, told)
     assert note == f"{DOWN_NOTE} filesystem (failed: `npm error 404 '@x/server-nope' could not be found`)"
-    assert down_note(states, [], told) == ""  # told once
-    assert down_note(states, [call("127.0.0.1 localhost", error=False)], {}) == ""  # a call served it
+    assert down_note(states, told) == ""  # told once
+    states[0] = ServerStatus("filesystem", "failed", last_error="npm error ETIMEDOUT")
+    assert "ETIMEDOUT" in down_note(states, told)  # failed again, another way: told again
 
 
-async def test_a_server_that_cannot_start_is_named_in_the_answer_of_a_turn_it_could_have_served(tmp_path):
+async def test_a_server_that_cannot_start_is_named_under_the_next_answer(tmp_path):
     exits = "import sys; sys.exit('no such package')"
     broken = ServerEntry("files", command=sys.executable, args=("-c", exits))
     servers, log = Supervisor([broken], backoff=QUICK, log_dir=tmp_path), EventLog()
