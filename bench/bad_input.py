@@ -234,7 +234,9 @@ def report(outcomes: list[Outcome], command: str, label: str) -> str:
     passed = sum(o.passed for o in outcomes)
     return "\n".join(
         [
-            f"Command: `{command}`; model: {label}. {_doc.machine()}",
+            f"### Run: {label}",  # the block _doc.publish replaces on the next run of this model
+            "",
+            f"Command: `{command}`. {_doc.machine()}",
             "",
             *rows,
             "",
