@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 from app.core import events as ev
 from app.core import running
+from app.core.described import described_result, described_value
 from app.core.echoed import echoed_reply
 from app.core.fitted import fitted_edit
 from app.core.messages import Message, ToolCall
@@ -165,6 +166,7 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         (lambda: failed_before(server, tool, call.arguments, done), refailed_result),
         (lambda: echoed_reply(tool, call.arguments, done), _echo_result),
         (lambda: ungrounded_place(tool, call.arguments, _given_texts(turn)), ungrounded_result),
+        (lambda: described_value(call.arguments, _schema(turn, call)), described_result),
     )
     for check, told in checks:
         why = check()
@@ -172,6 +174,11 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
             turn.emit(ev.Notice, message=f"Not run: {why}.")
             return ToolResult(told(why), is_error=True)
     return None
+
+
+def _schema(turn: CallingTurn, call: ToolCall) -> Mapping[str, Any]:
+    info = turn.s.runner.provider.resolve(call.name)
+    return info.input_schema if info is not None else {}
 
 
 def _given_texts(turn: CallingTurn) -> Iterator[str]:

@@ -1,0 +1,64 @@
+"""An argument that copies its schema's own description is refused before the server sees it;
+a value that merely shares words with it runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.backend import ToolCallChunk
+from app.core.described import DESCRIBED_NOT_RUN, described_result, described_value
+from app.core.messages import ToolCall
+from tests.core.files_turn import files_turn
+
+pytestmark = pytest.mark.anyio
+
+# the sqlite reference server's read_query, as it lists it
+READ_QUERY = {
+    "type": "object",
+    "properties": {"query": {"type": "string", "description": "SELECT SQL query to execute"}},
+    "required": ["query"],
+}
+
+
+@pytest.mark.parametrize(
+    "value", ["SELECT SQL query to execute", "select sql query to execute.", "  SELECT SQL query to execute "]
+)
+def test_the_descriptions_own_words_are_refused_naming_the_argument(value) -> None:
+    why = described_value({"query": value}, READ_QUERY)
+    assert "query" in why and "description" in why
+    assert described_result(why).startswith(DESCRIBED_NOT_RUN) and "Write the query" in described_result(why)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "schema"),
+    [
+        ({"query": "SELECT COUNT(*) FROM products"}, READ_QUERY),
+        ({"query": "SELECT SQL query to execute"}, {"type": "object"}),  # nothing described
+        ({"query": ""}, {"type": "object", "properties": {"query": {"description": ""}}}),
+        ({"limit": 5}, {"type": "object", "properties": {"limit": {"description": "5"}}}),  # not text
+    ],
+)
+def test_a_value_of_its_own_runs(arguments, schema) -> None:
+    assert described_value(arguments, schema) == ""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_a_copied_description_never_reaches_the_server_and_the_model_is_told(tmp_path) -> None:
+    steps = [
+        [ToolCallChunk(ToolCall("c1", "read_query", {"query": "SELECT SQL query to execute"}))],
+        [ToolCallChunk(ToolCall("c2", "read_query", {"query": "SELECT COUNT(*) FROM products"}))],
+        ["It ran."],
+    ]
+    asked = "How many products are in the shop database?"
+    outcome, backend = await files_turn(
+        steps, asked, tmp_path, server="query", script="query.py", calculator=False
+    )
+
+    refused, ran = outcome.tool_calls
+    assert refused.is_error and refused.result.startswith(DESCRIBED_NOT_RUN)
+    assert "Write the query" in backend.requests[1].messages[-1].text
+    assert ran.result == "ran: SELECT COUNT(*) FROM products"
