@@ -68,6 +68,16 @@ def npm_ready(name: str) -> None:
         raise ServerMissing(f"could not fetch {spec} from npm: {_tail(exc)}") from exc
 
 
+def installed(bench: str) -> bool:
+    """Every server installed, or why not said on stderr under the bench's name."""
+    try:
+        install_all()
+    except ServerMissing as exc:
+        print(f"{bench}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def install_all() -> None:
     for name in NPM:
         npm_ready(name)

@@ -255,10 +255,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write every outcome to this file")
     args = parser.parse_args(sys.argv[1:])
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
-    try:
-        servers.install_all()
-    except servers.ServerMissing as exc:
-        print(f"bad_input: {exc}", file=sys.stderr)
+    if not servers.installed("bad_input"):
         return 1
     outcomes = asyncio.run(run(args, chosen))
     if args.json:

@@ -165,10 +165,7 @@ def main() -> int:
     if not tasks:
         print(f"no task named {args.task}", file=sys.stderr)
         return 2
-    try:
-        servers.install_all()
-    except servers.ServerMissing as exc:
-        print(f"real_tasks: {exc}", file=sys.stderr)
+    if not servers.installed("real_tasks"):
         return 1
     results = asyncio.run(run_model(args, tasks))
     text = report.report(results, "python -m bench real_tasks " + " ".join(sys.argv[1:]), len(TASKS))

@@ -60,15 +60,18 @@ def ungrounded_place(tool: str, arguments: Mapping[str, Any], given: Iterable[st
     if not places_in:
         return ""
     texts = [t for t in given if t]
+    named: list[str] | None = None  # the places the texts name, read once a call and only if needed
     for key, value in places_in:
         folder = _file_for_folder(tool, key, value)
         if folder:
             return folder
         if any(value in text for text in texts):
             continue
-        why = _why(tool, key, value, arguments, texts)
+        if named is None:
+            named = list(dict.fromkeys(p for text in texts for p in places(text)))
+        why = _why(tool, key, value, arguments, named)
         if why:
-            return why + _given_instead(value, texts)
+            return why + _given_instead(value, named)
     return ""
 
 
@@ -76,29 +79,28 @@ def ungrounded_result(reason: str) -> str:
     return f"{UNGROUNDED_NOT_RUN} {reason}. Use a place from the request or from a tool's result."
 
 
-def _why(tool: str, key: str, value: str, arguments: Mapping[str, Any], texts: list[str]) -> str:
+def _why(tool: str, key: str, value: str, arguments: Mapping[str, Any], named: list[str]) -> str:
     if sys.platform != "win32" and _WINDOWS.search(value):
         return f"{key} {value!r} is a Windows path, and this machine's paths are written with '/'"
     if _URL.match(value):
-        return _address(key, value, texts)
-    if _placeholder(tool, value, arguments, texts):
+        return _address(key, value, named)
+    if _placeholder(tool, value, arguments, named):
         return f"{key} {value!r} is a placeholder made of the tool's own words, not a place"
-    return _made_outside(tool, key, value, texts)
+    return _made_outside(tool, key, value, named)
 
 
-def _made_outside(tool: str, key: str, value: str, texts: list[str]) -> str:
+def _made_outside(tool: str, key: str, value: str, named: list[str]) -> str:
     """A new place made outside every folder the conversation gave: "project.json" beside the
     "project" folder the user named. A file or folder a call makes goes inside a folder of the
     request or of a tool's result (or a given file's folder); where none is given, anywhere."""
     if not (_MAKES.search(tool) or _WRITES.search(tool)) or not value.startswith("/"):
         return ""
     folders = set()
-    for text in texts:
-        for place in places(text):
-            if place.startswith("/"):
-                trimmed = place.rstrip("/") or "/"
-                named_file = posixpath.splitext(trimmed)[1][1:].lower() in _EXTENSIONS
-                folders.add(posixpath.dirname(trimmed) if named_file else trimmed)
+    for place in named:
+        if place.startswith("/"):
+            trimmed = place.rstrip("/") or "/"
+            a_file = posixpath.splitext(trimmed)[1][1:].lower() in _EXTENSIONS
+            folders.add(posixpath.dirname(trimmed) if a_file else trimmed)
     if not folders:
         return ""
     made = posixpath.normpath(value)
@@ -124,7 +126,7 @@ def _file_for_folder(tool: str, key: str, value: str) -> str:
     )
 
 
-def _address(key: str, value: str, texts: list[str]) -> str:
+def _address(key: str, value: str, named: list[str]) -> str:
     if not _ADDRESS_KEY.search(key):
         return f"{key} {value!r} is a web address, and {key} takes a place on this machine"
     try:
@@ -132,23 +134,22 @@ def _address(key: str, value: str, texts: list[str]) -> str:
         host, port = parts.hostname or "", parts.port
     except ValueError:
         return f"{key} {value!r} is not a well-formed address"
-    for text in texts:
-        for given in places(text):
-            if not _URL.match(given):
-                continue
-            try:
-                other = urlsplit(given)
-                same_host = (other.hostname or "") == host
-                if same_host and (other.scheme != parts.scheme or other.port != port):
-                    return f"{key} {value!r} changes the address given ({given!r})"
-            except ValueError:
-                continue
+    for given in named:
+        if not _URL.match(given):
+            continue
+        try:
+            other = urlsplit(given)
+            same_host = (other.hostname or "") == host
+            if same_host and (other.scheme != parts.scheme or other.port != port):
+                return f"{key} {value!r} changes the address given ({given!r})"
+        except ValueError:
+            continue
     if _PLACEHOLDER_HOSTS.search(host):
         return f"{key} {value!r} is on {host}, a name kept for examples"
     return ""
 
 
-def _placeholder(tool: str, value: str, arguments: Mapping[str, Any], texts: list[str]) -> bool:
+def _placeholder(tool: str, value: str, arguments: Mapping[str, Any], named: list[str]) -> bool:
     """A name made only of the schema's own words ("git_repository_path", "path_to_file_info.csv"),
     or, in a call that makes nothing, of those and the names of the places given
     ("file_path_to_project_file_size" where a path through "project" was given; a folder made may be
@@ -160,7 +161,7 @@ def _placeholder(tool: str, value: str, arguments: Mapping[str, Any], texts: lis
         return False
     own = {w.lower() for name in (tool, *arguments) for w in _WORD.findall(str(name))}
     makes = _MAKES.search(tool) or _WRITES.search(tool)
-    given = set() if makes else {w.lower() for t in texts for p in places(t) for w in _WORD.findall(p)}
+    given = set() if makes else {w.lower() for p in named for w in _WORD.findall(p)}
     allowed = own | given | _PLACEHOLDER_WORDS
     if words[-1] in _EXTENSIONS and "." in value:
         words = words[:-1]
@@ -183,10 +184,9 @@ def _place_values(arguments: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
                 yield str(key), item.strip()
 
 
-def _given_instead(value: str, texts: list[str]) -> str:
+def _given_instead(value: str, given: list[str]) -> str:
     """The place of the conversation nearest ``value``, or else the first few given (the user's
     words first), as the refusal names them."""
-    given = list(dict.fromkeys(p for text in texts for p in places(text)))
     found = difflib.get_close_matches(value, given, n=1, cutoff=0.5)
     if found:
         return f"; the nearest place given is {found[0]!r}"
