@@ -12,6 +12,7 @@ import re
 from fractions import Fraction
 
 from app.calculon.candidates import written
+from app.calculon.deed import instructs_a_change
 from app.calculon.ranker import ranked
 from app.calculon.transcript import Transcript, transcribe, with_earlier
 from app.calculon.worked import whole_groups
@@ -36,8 +37,8 @@ def formula_hint(text: str, earlier: Fraction | None = None) -> FormulaHint | No
         transcript = transcribe(with_earlier(text, written(earlier)))  # "that + 16" as "84 + 16"
     if transcript is not None:
         return _transcribed(transcript)
-    if _NOT_A_STORY.search(text):
-        return None
+    if _NOT_A_STORY.search(text) or instructs_a_change(text):
+        return None  # "Add a product ... priced 19.99, with 4 in stock, to the products table" is no sum
     best = ranked(text, top=4)
     if not best or best[0].probability < MIN_SHARE:
         return None

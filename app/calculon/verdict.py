@@ -21,6 +21,7 @@ import re
 from fractions import Fraction
 
 from app.calculon.counts import GATHERS
+from app.calculon.deed import instructs_a_change
 from app.calculon.evaluate import plain
 from app.calculon.formula import labelled_formula, result_values
 from app.calculon.provenance import SourcePool, answer_mentions
@@ -95,6 +96,8 @@ def asks_to_calculate(asked: str) -> bool:
     """A question with numbers in it (digits or words) or an operation named: it wants a result.
     "Add <something> to <a place>" with no number between puts a thing somewhere: "Add to my memory
     that Alice moved", "Add an item to todo.md" ask for no sum."""
+    if instructs_a_change(asked):  # "Remember that my locker code is 4412": a fact kept, no sum
+        return False
     return bool(find_numbers(_SETS_A_VALUE.sub(" ", asked))) or asks_an_operation(asked)
 
 
@@ -103,6 +106,8 @@ def asks_an_operation(asked: str) -> bool:
     October" in "Remember that Dana's birthday is on 3 October" asks for no calculation."""
     # "How many lines do notes.txt and todo.md have together?" names no operator word, yet asks
     # for a sum: read as a look-up, the 1.5B model's "8" (one file's count) was verified
+    if instructs_a_change(asked):  # "Add a product ..., priced 19.99, to the products table"
+        return False
     return names_an_operation(_ADDS_A_THING.sub(" ", asked)) or bool(GATHERS.search(asked))
 
 

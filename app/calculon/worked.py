@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from app.calculon.deed import instructs_a_change
 from app.calculon.implied import implied_numbers, plain_number
 from app.calculon.phrased import FILLS, NEEDS
 from app.calculon.transcript import conversion, names_an_operation
@@ -86,6 +87,8 @@ def worked_answer(asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | 
     given = find_numbers(asked)
     # a conversion has one number, though its unit may name another ("feet": 12 inches)
     if _OTHER_TOOL.search(asked) or conversion(asked) is not None or not (given or names_an_operation(asked)):
+        return None
+    if instructs_a_change(asked):  # "Add a product ..., priced 19.99, to the products table": a deed
         return None
     numbers = tuple(plain_number(value) for value, _ in implied_numbers(asked))
     if len(given) + len(numbers) < 2:
