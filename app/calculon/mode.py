@@ -10,6 +10,7 @@ from typing import Any
 from app.calculon.columns import columns_note
 from app.calculon.conversion import conversion_hint
 from app.calculon.counts import answers_by_count, count_note, gathered_counts
+from app.calculon.deed import instructs_a_change
 from app.calculon.extremes import extremes_note
 from app.calculon.hint import formula_hint
 from app.calculon.idle import idle_reason, overused
@@ -94,6 +95,11 @@ class CalculonMode(CalculonVerifier):
     def asks_an_operation(self, asked: str) -> bool:
         """Whether the question names an operation, not only numbers (app.calculon.verdict)."""
         return asks_an_operation(without_quoted_words(without_names(asked)))
+
+    def asks_a_deed(self, asked: str) -> bool:
+        """Whether the request puts, makes or changes a thing and asks for nothing worked out
+        ("Add a product ..., priced 19.99, to the products table": app.calculon.deed)."""
+        return instructs_a_change(asked)
 
     def calculates(self, tool: str) -> bool:
         """Whether ``tool`` (a bare name) works a number out: the calculator's and the converter's."""

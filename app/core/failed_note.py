@@ -37,6 +37,10 @@ _SDK_WRAPPER = re.compile(r"^Error executing tool [\w.-]+: ")
 MAX_QUOTED = 300  # characters of the error's first line
 DOWN_NOTE = "⚠ Not running, so its tools were not offered:"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+# GitPython's error for a commit over an unresolved merge is the index entry alone: mode, blob and
+# stage (1 the base, 2 ours, 3 theirs), then the path. The git reference server passes it on as it
+# is, and the 1.5B model, given "100644 a072... 1 notes.txt", answered "I can't assist with that".
+_UNMERGED = re.compile(r"^\d{6} [0-9a-f]{40} [123]\s+(\S.*)$")
 _DOWN = frozenset({"crashed", "failed", "restarting", "unauthorized"})  # not a server the person stopped
 
 
@@ -50,7 +54,15 @@ def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
     first = _first(_SDK_WRAPPER.sub("", last.result.strip()))  # in a code span: shown, never formatted
     if not first or first.lower() in answer.lower().replace("`", "'"):
         return ""
-    return f"{FAILED_NOTE} {last.server}.{last.tool} said `{first}`"
+    return f"{FAILED_NOTE} {last.server}.{last.tool} said `{first}`{_meaning(first)}"
+
+
+def _meaning(error: str) -> str:
+    """What an error that names no problem means, where its form says it; else ""."""
+    unmerged = _UNMERGED.match(error)
+    if unmerged:
+        return f": {unmerged[1]} is at a merge stage, so a merge conflict in it is not resolved"
+    return ""
 
 
 def down_note(states: Iterable[Any], told: dict[str, str]) -> str:

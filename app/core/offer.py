@@ -167,9 +167,14 @@ def standing(turn: OfferingTurn) -> Standing:
     calculation was refused this turn (app.calculon.idle), nor a calculating tool while the turn
     holds no number. After creating a folder, the 1.5B model opened a call of evaluate, whose
     expression may only hold the conversation's numbers, and went round in a loop inside it for
-    512 tokens (3 of 47 real tasks)."""
+    512 tokens (3 of 47 real tasks). Nor while the request asks a deed and no number worked out."""
     calculates = getattr(turn.s.verifier, "calculates", None)
     numbered = getattr(turn.s.verifier, "holds_numbers", None)
+    deed = getattr(turn.s.verifier, "asks_a_deed", None)
+    if calculates is not None and deed is not None and deed(turn.user_text):
+        # "Add a product ..., priced 19.99, with 4 in stock, to the products table": offered the
+        # calculator, the built-in called add(4, 19.99) and answered 23.99, the table untouched
+        return lambda server, tool: server != turn.idle_server and not calculates(tool)
     # "How many cups are in a gallon?" holds no digit, yet its words name a conversion
     asked = turn.formula is not None
     if calculates is None or numbered is None or asked or numbered([s.text for s in turn.all_sources()]):

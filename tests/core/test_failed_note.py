@@ -4,6 +4,7 @@ first answer after a configured server went down names that server and its error
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
@@ -71,6 +72,39 @@ def test_a_line_said_again_on_each_restart_is_quoted_once() -> None:
         "weather", "failed", last_error="exited; last stderr: no token | no token | no token"
     )
     assert down_note([status], {}) == f"{DOWN_NOTE} weather (failed: `exited; last stderr: no token`)"
+
+
+def _git(repo, *args: str) -> str:
+    run = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
+    return run.stdout
+
+
+def test_a_commit_refused_over_an_unresolved_merge_is_said_to_be_a_conflict(tmp_path) -> None:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    _git(tmp_path, "config", "user.email", "a@example.org")
+    _git(tmp_path, "config", "user.name", "A")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("first\n")
+    _git(tmp_path, "add", "notes.txt")
+    _git(tmp_path, "commit", "-qm", "one")
+    _git(tmp_path, "checkout", "-q", "-b", "other")
+    notes.write_text("theirs\n")
+    _git(tmp_path, "commit", "-qam", "theirs")
+    _git(tmp_path, "checkout", "-q", "main")
+    notes.write_text("ours\n")
+    _git(tmp_path, "commit", "-qam", "ours")
+    _git(tmp_path, "merge", "other")  # stops on the conflict
+    # what GitPython's commit raises, and the git reference server returns: the entry alone
+    entry = _git(tmp_path, "ls-files", "-u").splitlines()[0]
+    commit = CallRecord("git", "git_commit", {"repo_path": str(tmp_path)}, entry, True, 3.0)
+
+    note = failure_note([commit], "I'm sorry, but I can't assist with that.")
+
+    assert "notes.txt is at a merge stage, so a merge conflict in it is not resolved" in note
+    assert (
+        failure_note([call(DENIED, error=True)], "")
+        == f"{FAILED_NOTE} filesystem.read_text_file said `{DENIED}`"
+    )
 
 
 def test_no_line_where_the_answer_already_quotes_the_error() -> None:
