@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from app.core.backend import BackendError, ModelRequest, StepDone, TextChunk, ToolCallChunk
-from app.core.messages import Message, ToolSpec
+from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local import LocalBackend, LocalOptions, ProcessBackend, priority
 from app.llm.registry import create_backend
 from app.settings import Settings
@@ -160,6 +160,25 @@ async def test_an_overlong_history_is_trimmed_from_the_oldest_exchange(small) ->
     chunks = await asyncio.wait_for(collect(backend, request), TIMEOUT_S)
     done = step_done(chunks)
     assert any("trimmed to fit the model's 512-token context" in n for n in done.notices)
+    assert backend.last_step is not None and backend.last_step.prompt_tokens <= 512 - CAP
+
+
+async def test_a_tool_result_too_long_for_the_context_is_cut_in_its_middle_not_the_turn(small) -> None:  # type: ignore[no-untyped-def]
+    backend, _ = small
+    lines = "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(200))
+    read = ToolCall("r1", "read_text", {"path": "notes.txt"})
+    request = ModelRequest(
+        "Be brief.",
+        (
+            Message("user", "How many lines does notes.txt have?"),
+            Message("assistant", "", (read,)),
+            Message("tool", lines + "[Counted by the app: this result has 200 lines.]", tool_call_id="r1"),
+        ),
+        (),
+    )
+    chunks = await asyncio.wait_for(collect(backend, request), TIMEOUT_S)
+    done = step_done(chunks)
+    assert any("cut in its middle to fit the model's 512-token context" in n for n in done.notices)
     assert backend.last_step is not None and backend.last_step.prompt_tokens <= 512 - CAP
 
 

@@ -39,6 +39,7 @@ from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.call_operands import operands_for
 from app.llm.local.calls import parse_calls
 from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
+from app.llm.local.cut_results import cut_notice, cut_to_fit
 from app.llm.local.decoded import DecodeResult
 from app.llm.local.decoder import Decoder, shared_prefix
 from app.llm.local.fewshot import example_messages, family_examples
@@ -254,11 +255,28 @@ class StepRunner:
             tokens = self.tokenize(request.system, kept, request.prompt_tools, listed=listed)
             if len(tokens) <= limit:
                 return tokens, [_trim_notice(groups[:dropped], n_ctx)] if dropped else []
+        cut = self._cut(request, flatten(groups[-1:]), limit, listed)  # one long result in the newest
+        if cut is not None:
+            older = [_trim_notice(groups[:-1], n_ctx)] if len(groups) > 1 else []
+            return cut, [*older, cut_notice(n_ctx)]
         raise BackendError(
             f"The message is too long for the model's context: the prompt needs {len(tokens)} tokens and "
             f"{limit} are available (context {n_ctx}, {n_ctx - limit} kept for the reply). "
             "Shorten the message or raise the context size in Settings.",
             category="context",
+        )
+
+    def _cut(
+        self, request: ModelRequest, newest: tuple[Message, ...], limit: int, listed: bool
+    ) -> list[int] | None:
+        """The prompt of the newest exchange alone with its longest tool result cut to fit, or None."""
+
+        def count(messages: tuple[Message, ...]) -> int:
+            return len(self.tokenize(request.system, messages, request.prompt_tools, listed=listed))
+
+        cut = cut_to_fit(newest, limit, count, self.decoder.n_ctx)
+        return (
+            None if cut is None else self.tokenize(request.system, cut, request.prompt_tools, listed=listed)
         )
 
     def prefill(self, system: str, stop: threading.Event) -> int:
