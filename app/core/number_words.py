@@ -13,7 +13,7 @@ Rules, each deliberate:
 - Ordinals are not amounts: "twenty-first" is reported as an exempt ordinal,
   and "first", "second"... alone are not numbers at all.
 - The pronoun "one" ("one of them", "no one", "this one", "one by one") is
-  exempt; every other "one" is the number 1.
+  exempt, as is "one per line" (a layout); every other "one" is the number 1.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ ORDINALS |= {w.removesuffix("y") + "ieth" for w in _TENS} | {"hundredth", "thous
 
 _PRONOUN_BEFORE = {"no", "any", "each", "every", "this", "that", "which", "the"}
 _PRONOUN_AFTER = {"of", "another", "by"}
+_LAYOUT = {"line", "row", "entry", "item"}
 
 _WORD = re.compile(r"[A-Za-z]+")
 _NEXT_WORD = re.compile(r"([ \t]+|[ \t]*-[ \t]*)([A-Za-z]+)")
@@ -92,7 +93,9 @@ def _exemption(text: str, start: int, words: list[Word], used: int, last_kind: s
         before = _WORD_BEFORE.search(text[max(0, start - 40) : start])
         previous, earlier = (before.group(2).lower(), (before.group(1) or "").lower()) if before else ("", "")
         one_by = previous == "by" and earlier == "one"
-        if after in _PRONOUN_AFTER or previous in _PRONOUN_BEFORE or one_by:
+        then = words[used + 1][0] if used + 1 < len(words) else ""
+        layout = after == "per" and then in _LAYOUT  # "one per line": how to write, not an amount
+        if after in _PRONOUN_AFTER or previous in _PRONOUN_BEFORE or one_by or layout:
             return "pronoun"
     return ""
 

@@ -132,7 +132,17 @@ def test_bare_half_and_ordinal_words_are_not_numbers():
 
 
 @pytest.mark.parametrize(
-    ("text", "rule"), [("1st", "ordinal"), ("twenty-first", "ordinal"), ("no one", "pronoun")]
+    ("text", "rule"),
+    [
+        ("1st", "ordinal"),
+        ("twenty-first", "ordinal"),
+        ("no one", "pronoun"),
+        ("listed one per line", "pronoun"),
+    ],
 )
 def test_ordinals_and_the_pronoun_one_are_marked_exempt(text, rule):
     assert [m.exempt for m in find_numbers(text)] == [rule]
+
+
+def test_one_per_day_is_still_an_amount():
+    assert values("He eats one per day.") == [{1}]
