@@ -35,6 +35,8 @@ APP_SAID = ("Not run (", "Arguments for ", "Arguments do not match ", "Unknown t
 # How the MCP SDK wraps a tool's exception: the words after it are the tool's own.
 _SDK_WRAPPER = re.compile(r"^Error executing tool [\w.-]+: ")
 MAX_QUOTED = 300  # characters of the error's first line
+_WHERE = re.compile(r"\s*\([^()]*\)\s*$")
+MIN_SAID = 8  # characters: a shorter remainder ("Error") says too little to stand for the error
 DOWN_NOTE = "⚠ Not running, so its tools were not offered:"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 # GitPython's error for a commit over an unresolved merge is the index entry alone: mode, blob and
@@ -52,9 +54,18 @@ def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
     if NOT_APPROVED in last.result or last.result.startswith(CANCELLED_TEXT):  # the person's own doing
         return ""
     first = _first(_SDK_WRAPPER.sub("", last.result.strip()))  # in a code span: shown, never formatted
-    if not first or first.lower() in answer.lower().replace("`", "'"):
+    said = answer.lower().replace("`", "'")
+    if not first or first.lower() in said or _without_where(first).lower() in said:
         return ""
     return f"{FAILED_NOTE} {last.server}.{last.tool} said `{first}`{_meaning(first)}"
+
+
+def _without_where(error: str) -> str:
+    """The error without the place it names at its end: "division by zero (at '/', character 5)"
+    is said by "134 ÷ 0 has no value (division by zero)", and a line under that right answer read
+    as if something had gone wrong."""
+    bare = _WHERE.sub("", error)
+    return bare if len(bare) >= MIN_SAID else error
 
 
 def _meaning(error: str) -> str:

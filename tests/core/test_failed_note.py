@@ -109,6 +109,18 @@ def test_a_commit_refused_over_an_unresolved_merge_is_said_to_be_a_conflict(tmp_
 
 def test_no_line_where_the_answer_already_quotes_the_error() -> None:
     assert failure_note([call(DENIED, error=True)], f"The server said: {DENIED.lower()}.") == ""
+    zero = CallRecord(
+        "calculator",
+        "evaluate",
+        {"expression": "134 / 0"},
+        "division by zero (at '/', character 5)",
+        True,
+        1.0,
+    )
+    assert failure_note([zero], "134 ÷ 0 has no value (division by zero).") == ""
+    assert failure_note([zero], "I could not work that out.").endswith(
+        "`division by zero (at '/', character 5)`"
+    )
 
 
 async def test_a_failed_read_reaches_the_answer_in_the_servers_words(tmp_path) -> None:
