@@ -25,11 +25,15 @@ from app.calculon.worked import inline_result, worked_answer
 from app.core.arithmetic import UserArithmetic
 from app.core.backend import FormulaHint, WorkedAnswer
 from app.core.calculator_text import call_formula
-from app.core.named import without_names, without_quoted_words
+from app.core.named import places, without_names, without_quoted_words
 from app.core.numbers import DOTTED, find_numbers
 from app.core.records import CallRecord
 from app.core.tools import CheckResult, TurnFacts, Verdict
 
+# a page, a path or a data file a question names ("miles/hour" and "Ph.D" are none)
+_READ_FROM = re.compile(
+    r"://|^[/~]|\.(?:txt|md|csv|tsv|json|html?|db|sqlite|log|ya?ml|toml|xml|py)$", re.IGNORECASE
+)
 _CONSTANT = re.compile(r"\b(?:pi|tau|phi|e|euler)\b|[πτφ]", re.IGNORECASE)
 
 
@@ -44,7 +48,11 @@ class CalculonMode(CalculonVerifier):
 
     def worked(self, asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | None:
         """The worked-answer format for a question that asks for a calculation (app.calculon.worked)."""
-        return worked_answer(without_names(asked), inserted)
+        if any(_READ_FROM.search(place) for place in places(asked)):
+            # "According to <page>, what would the Team plan cost for 6 users?": the price is on
+            # the page, and a working can only call the calculator
+            return None
+        return worked_answer(DOTTED.sub(" ", without_names(asked)), inserted)
 
     def inline_result(self, result: str, is_error: bool, asked: str, arguments: Mapping[str, Any]) -> str:
         """How a calculator result stands in a worked answer's prose ("= 126", "≈ 9.6667")."""
@@ -121,7 +129,8 @@ class CalculonMode(CalculonVerifier):
 
     def hint(self, asked: str, earlier: Fraction | None) -> FormulaHint | None:
         """The formula the user's words ask for, handed to the backend (see :mod:`app.calculon.hint`)."""
-        return formula_hint(without_names(asked), earlier) or conversion_hint(asked) or lookup_hint(asked)
+        story = DOTTED.sub(" ", without_names(asked))  # "versions 2.1.0 and 2.0.3" hold no 0 + 2 + 3
+        return formula_hint(story, earlier) or conversion_hint(asked) or lookup_hint(asked)
 
     def arithmetic(self, asked: str, earlier: str) -> UserArithmetic:
         """The user's words as the call's grammar reads them (see :class:`UserArithmetic`), with

@@ -84,7 +84,7 @@ def worked_answer(asked: str, inserted: tuple[str, ...] = ()) -> WorkedAnswer | 
     the prices in prices.csv") is not worked: the working can only call the calculator, and
     those numbers come from another tool first (0 of 21 such tasks got done while it was).
     """
-    given = find_numbers(asked)
+    given = [m for m in find_numbers(asked) if not m.exempt]  # "one per line", "the 3rd": no amounts
     # a conversion has one number, though its unit may name another ("feet": 12 inches)
     if _OTHER_TOOL.search(asked) or conversion(asked) is not None or not (given or names_an_operation(asked)):
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.calculon import CalculonMode
 from app.calculon.worked import worked_answer
 
 
@@ -45,3 +46,24 @@ def test_a_unit_conversion_is_left_to_the_converter_though_its_unit_names_a_numb
     assert worked_answer("How many metres is 80 feet?") is None
     assert worked_answer("How many feet is 2 metres?") is None
     assert worked_answer("A rope is 80 feet long and I cut off 12 feet. How long is it now?") is not None
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "According to http://127.0.0.1:8000/pricing.html, what would the Team plan cost per month for 6"
+        " users?",
+        "According to http://127.0.0.1:8000/release.html, how many downloads do versions 2.1.0 and 2.0.3 have"
+        " together?",
+        "Write the names of the items in /tmp/p/prices.csv that cost more than 2 into a new file"
+        " /tmp/p/dear.txt, one per line.",
+    ],
+)
+def test_a_question_whose_numbers_are_on_a_page_or_in_a_file_is_not_worked_nor_read_as_a_story(asked):
+    mode = CalculonMode()
+    assert mode.worked(asked) is None
+    assert mode.hint(asked, None) is None  # no "0 + 2 + 3" from two version numbers, no "2 ÷ 1"
+
+
+def test_a_rate_written_with_a_slash_is_no_file_and_the_story_is_worked():
+    assert CalculonMode().worked("A car drives at 60 miles/hour for 3 hours. How far does it go?") is not None
