@@ -9,6 +9,7 @@ import threading
 import anyio
 import pytest
 
+from app.calculon import CalculonMode
 from app.calculon.provenance import CalculonVerifier
 from app.core import events as ev
 from app.core import prompts
@@ -111,6 +112,18 @@ async def test_a_number_only_an_untrusted_server_gave_is_from_that_server_not_ve
         assert ready.verified is True and ready.untrusted == (("42", "basic"),)  # every number backed...
         assert body["verified"] is False and body["from_servers"] == ["basic"]  # ...but not verified
         assert body["numbers"][-1] == {"text": "42", "source": "add(2, 40)", "from_server": "basic"}
+
+
+async def test_a_result_only_an_untrusted_server_gave_is_shown_as_such_not_as_computed(servers_file):
+    backend = ScriptedBackend([[ToolCallChunk(ToolCall("c1", "add", {"a": 2, "b": 40}))], ["It is 42."]])
+    settings = Settings(tool_approvals={"basic.*": "always"}, strict=True)
+    log = EventLog()
+    engine = Engine(settings, servers_path=servers_file, backend=backend, sink=log, verifier=CalculonMode())
+    outcome = await engine.ask("what is 2 + 40?")
+    await engine.aclose()
+    ready = next(e for e in log.events if isinstance(e, ev.AnswerReady))
+    assert outcome.verdict == "verified"  # every number backed, the formula established...
+    assert ready.verdict == outcome.to_dict()["verdict"] == "untrusted"  # ...by a server nobody vouched for
 
 
 async def test_backend_is_built_from_the_registry_on_first_use_with_the_settings(servers_file, use_backend):

@@ -187,8 +187,8 @@ class AnswerReady(Event):
     kind: ClassVar[str] = "answer_ready"
     text: str
     verified: bool | None = None  # True only for the verdict "verified"
-    # verified, computed, not_calculated, unverified or unchecked (app.core.tools.Verdict); None when
-    # Calculon mode is off
+    # verified, computed, not_calculated, unverified or unchecked (app.core.tools.Verdict), or
+    # untrusted (verified but for a server nobody vouched for); None when Calculon mode is off
     verdict: str | None = None
     formula: str = ""  # what ran, the user's numbers labelled: "10 = 15 (goldfish) − 5 (were eaten)"
     basis: str = ""  # one sentence: what the verdict rests on

@@ -14,7 +14,8 @@ from app.core.records import CallRecord
 class TurnOutcome:
     answer: str = ""
     verified: bool | None = None
-    verdict: str | None = None  # verified, computed, not_calculated, unverified, unchecked; None: mode off
+    # verified, computed, not_calculated, unverified, unchecked; None: mode off (shown_verdict adds untrusted)
+    verdict: str | None = None
     formula: str = ""
     basis: str = ""
     unbacked: tuple[str, ...] = ()
@@ -27,9 +28,11 @@ class TurnOutcome:
 
     @property
     def shown_verdict(self) -> str | None:
-        """The verdict as shown: numbers only an untrusted server gave are never verified."""
+        """The verdict as shown: numbers only an untrusted server gave are never verified, and no
+        tool computed them either ("untrusted": a count a third-party server's file read backs was
+        shown "computed" with no formula)."""
         if self.verdict == "verified" and self.untrusted:
-            return "computed"
+            return "untrusted"
         return self.verdict
 
     def to_dict(self) -> dict[str, Any]:

@@ -228,6 +228,7 @@ class TraceStore:
             "unverified": " ✗ unverified",
             "not_calculated": " — not calculated",
             "unchecked": " · nothing checked",
+            "untrusted": " ⚠ from an untrusted server",
         }
         said = event.formula if kind == "computed" else event.basis  # what was checked, or what to check
         label = f"Answer{badge.get(kind, '')}" + (f" · {said}" if said else "")

@@ -80,6 +80,8 @@ def _verdict(body: Body) -> str:
         return f"≈ computed, not verified: check the formula: {body.get('formula') or 'see the tool calls'}"
     if body.get("verdict") == "not_calculated":
         return f"— not calculated: {body.get('basis') or 'no tool computed the number the answer states'}"
+    if body.get("verdict") == "untrusted":
+        return f"⚠ from an untrusted server, not verified: {body.get('basis') or 'see the tool calls'}"
     if body.get("verdict") == "unchecked":
         return f"· nothing was checked: {body.get('basis') or 'no tool result stands behind the answer'}"
     if not body["verified"]:

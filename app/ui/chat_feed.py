@@ -169,7 +169,7 @@ class ChatFeed:
         bubble.set_source(event.text)
         bubble.set_title("Answer")
         kind = verdict.kind_of(event.verdict, event.verified)
-        if kind in ("verified", "computed") and event.untrusted:
+        if kind in ("verified", "computed", "untrusted") and event.untrusted:
             bubble.set_badge(verdict.untrusted_badge_text(event.untrusted), theme.RUNNING_COLOUR)
             bubble.badge.setToolTip(verdict.badge_tooltip(event.backing, event.untrusted))
         elif kind == "verified":

@@ -91,10 +91,15 @@ def _sources(backing: Sequence[tuple[str, str]], servers: dict[str, str]) -> lis
 
 
 def quiet_badge(kind: str, basis: str) -> tuple[str, str] | None:
-    """The badge and tooltip of an answer nothing was computed for: "not calculated" or "nothing
-    was checked"; None for the other verdicts."""
+    """The badge and tooltip of an answer nothing was computed for: "not calculated", "nothing
+    was checked" or, restored without its servers, "from an untrusted server"; None for the others."""
     if kind == "not_calculated":
         return "— not calculated: no tool computed this number", f"{NOT_CALCULATED_MEANING}\n{basis}".strip()
     if kind == "unchecked":
         return "· nothing was checked", f"{UNCHECKED_MEANING}\n{basis}".strip()
+    if kind == "untrusted":  # restored without its servers: the kind alone
+        return (
+            "⚠ from an untrusted server",
+            f"Not verified: a server nobody marked trusted gave the numbers.\n{basis}".strip(),
+        )
     return None
