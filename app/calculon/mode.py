@@ -30,9 +30,9 @@ from app.core.numbers import DOTTED, find_numbers
 from app.core.records import CallRecord
 from app.core.tools import CheckResult, TurnFacts, Verdict
 
-# a page, a path or a data file a question names ("miles/hour" and "Ph.D" are none)
+# a page or a data file a question names ("miles/hour", "Ph.D" and a folder are none)
 _READ_FROM = re.compile(
-    r"://|^[/~]|\.(?:txt|md|csv|tsv|json|html?|db|sqlite|log|ya?ml|toml|xml|py)$", re.IGNORECASE
+    r"://|\.(?:txt|md|csv|tsv|json|html?|db|sqlite|log|ya?ml|toml|xml|py)$", re.IGNORECASE
 )
 _CONSTANT = re.compile(r"\b(?:pi|tau|phi|e|euler)\b|[πτφ]", re.IGNORECASE)
 

@@ -82,6 +82,11 @@ def judge(answer: str, check: CheckResult, facts: TurnFacts) -> Verdict:
         return Verdict("verified", basis=f"No arithmetic was asked: the numbers are what {names} returned.")
     if lookups and transcript is None and asks_an_operation(facts.asked):  # "Add up the prices", as read
         return Verdict("not_calculated", basis=ONLY_READ)
+    calculated = any(_arithmetic(c) and not c.failed for c in facts.calls)
+    if transcript is None and calculated and not _states_a_result(answer, facts):
+        # its numbers read from a file, its own sum in prose ("120 + 95 + ... = 143", "143 / 7 =
+        # 204"), the one calculation that worked (215 / 7) stated nowhere: no tool computed it
+        return Verdict("not_calculated", basis=ONLY_READ if from_tools else NOT_CALCULATED)
     return Verdict("computed", formula=formula, basis=_why_computed(transcript, answer, facts))
 
 
@@ -202,7 +207,9 @@ def _states_a_result(answer: str, facts: TurnFacts) -> bool:
     calculated = [c for c in facts.calls if not c.failed and _arithmetic(c)]
     # the values a result states, not the parts of a fraction it writes (the 7 of "65/7")
     computed = {r.value for c in calculated for m in find_numbers(without_note(c.result)) for r in m.readings}
-    return any(r.value in computed for m in _mentions(answer) for r in m.readings)
+    # or a correct rounding of one ("30.71" of 215/7 ≈ 30.714285...)
+    pool = SourcePool([Source(_decimal(value)) for value in computed])
+    return any(r.value in computed or pool.backs_reading(r) for m in _mentions(answer) for r in m.readings)
 
 
 def _mentions(answer: str) -> list[Mention]:

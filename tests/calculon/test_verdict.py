@@ -319,3 +319,15 @@ def test_a_computed_formula_states_an_inexact_result_as_a_person_reads_it():
     calls = [call("evaluate", {"expression": "29 / 3"}, "29/3 ≈ 9.666666666666666666666666667")]
     found = verdict(asked, calls, "29 ÷ 3 = 29/3 ≈ 9.667: 9 whole, 2 left over.")
     assert found.kind == "computed" and found.formula.startswith("29/3 ≈ 9.667 = 29 (")
+
+
+def test_a_sum_written_in_prose_beside_a_calculation_it_never_states_is_not_computed():
+    visitors = "day,visitors\nMon,120\nTue,95\nWed,143\nThu,88\nFri,131\nSat,204\nSun,185\n"
+    read = CallRecord("filesystem", "read_file", {"path": "/w/visitors.csv"}, visitors, False, 1)
+    added = call("add", {"a": 120, "b": 95}, "215")
+    divided = call("divide", {"a": 215, "b": 7}, "215/7 ≈ 30.71428571428571428571428571")
+    asked = "What is the average number of visitors per day in /w/visitors.csv?"
+    prose = "The total is 120 + 95 + 143 + 88 + 131 + 204 + 185 = 143. So the average is 143 / 7 = 204."
+
+    assert verdict(asked, [read, added, divided], prose).kind == "not_calculated"  # every number backed
+    assert verdict(asked, [read, added, divided], "The average is 30.71 visitors.").kind == "computed"
