@@ -76,9 +76,12 @@ _ASKS_BACK = re.compile(
 )
 # A question whose answer is a number. After calls, an answer with none is no answer: "This is
 # the final answer." came back twice in 51 real tasks, for a mean and a count the results held.
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+# "On what day of March is Alice's birthday?" was answered "I found Alice's birthday in March."
+# after the memory had given "14 March".
 _ASKS_NUMBER = re.compile(
-    r"\bhow\s+(?:many|much)\b|\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?:average|mean|total|sum|number|count)\b"
-    r"|\bworth\b",
+    r"\bhow\s+(?:many|much|old|big|long|far)\b|\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?:average|mean|total|sum"
+    r"|number|count)\b|\bworth\b|\bwhat\s+(?:date|year|day\s+of\s+(?:the\s+)?(?:month|" + _MONTHS + r"))\b",
     re.IGNORECASE,
 )
 # A question about how a thing is done wants the explanation, not the deed.

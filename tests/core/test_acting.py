@@ -112,6 +112,12 @@ def test_an_answer_with_no_number_to_a_question_for_one_is_asked_again_after_cal
     assert told is not None and told[0].startswith("Using the tool results above") and told[1] is False
     assert act_reask("About 107.5 visitors a day.", asked, [READ], [read]) is None
     assert act_reask("There are five files.", "How many files are there?", [READ], [read]) is None
+    graph = CallRecord("memory", "read_graph", {}, '{"observations": ["birthday is 14 March"]}', False, 1.0)
+    day = "On what day of March is Alice's birthday? Check my memory."
+    assert act_reask("I found Alice's birthday in March.", day, [READ], [graph]) is not None
+    assert act_reask("Alice's birthday is on 14 March.", day, [READ], [graph]) is None
+    assert act_reask("Saturday.", "Which day had the most visitors?", [READ], [read]) is None  # a name
+    assert act_reask("Monday.", "What day of the week was it?", [READ], [read]) is None
     # a request for a deed, not a number, is answered in words
     saved = CallRecord(
         "fs", "write_file", {"path": "notes.txt", "content": "a"}, "Wrote notes.txt", False, 1.0
