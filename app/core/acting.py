@@ -381,6 +381,11 @@ def act_reask(
         return results_reask(asked), False
     if left is not None:
         return retry_reask(left), False
-    if calls and _ASKS_NUMBER.search(asked) and not find_numbers(answer):
-        return results_reask(asked), False
+    if (
+        calls
+        and _ASKS_NUMBER.search(asked)
+        and not find_numbers(answer)
+        and not empty_result(calls[-1].result)
+    ):
+        return results_reask(asked), False  # "found nothing" after an empty search is an answer
     return None

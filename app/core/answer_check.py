@@ -43,6 +43,7 @@ from app.core.toolrun import REFUSED_HERE
 from app.core.tools import USER_SOURCE, CheckResult, Source, TurnFacts, Verdict, judge_verdict
 
 _DIGIT = re.compile(r"\d")
+_AGGREGATE = re.compile(r"\b(?:average|mean|total|sum|altogether|combined|in all)\b", re.IGNORECASE)
 MAX_RETRIES = 2  # re-asks to make a fixed failure's call again: the second one makes the call
 # act re-asks in a turn, however many calls came between: a 1.5B model that kept failing and
 # apologising on a commit was asked 9 times and took 538 s
@@ -236,9 +237,27 @@ class AnswerCheck:
             # the calculation ran ("15 * 6" gave 90) and the answer describes it ("we need to
             # multiply the cost per user by the number of users"): the result is above, answer it
             return results_reask(turn.user_text)
+        if not named and ran and not self.calculate_asked and self._data_to_calculate():
+            # the data is in hand ("[{'price': 12.75}, {'price': 89.9}, ...]" for "the average
+            # price") and the answer describes how to work it out: asked only, the 1.5B model
+            # listed the tables and described the table three times over, and never calculated
+            self.calculate_asked = self.reading_due = True
+            self.must_call = self.calculate_only = True
+            readings = getattr(turn.s.verifier, "readings", None)
+            read = [s.text for s in turn.sources if s.label != USER_SOURCE]
+            return calculate_reask(readings(turn.user_text, read) if readings is not None else ())
         if not named and turn.named:
             self.must_call = self.named_only = True
         return ACT_REASK
+
+    def _data_to_calculate(self) -> bool:
+        """In Calculon mode, the question names an operation or an aggregate ("the average price")
+        and a tool's result holds numbers."""
+        turn = self.turn
+        named = getattr(turn.s.verifier, "asks_an_operation", None)
+        if named is None or not (named(turn.user_text) or _AGGREGATE.search(turn.user_text)):
+            return False
+        return any(_DIGIT.search(s.text) for s in turn.sources if s.label != USER_SOURCE)
 
     def _retry(self, left: CallRecord | None) -> None:
         """The deed whose failure was fixed is asked for beyond the re-ask budget, the second

@@ -1,5 +1,6 @@
 """A request to add a row that carries a price and a count is done with the database's tool:
-Calculon mode hands no formula, offers no calculator and asks for no calculation after it.
+Calculon mode hands no formula, offers no calculator and asks for no calculation after it. A
+question whose data came back, answered with a plan, is made to calculate.
 
 The model is scripted (its calls are the point); the servers are real child processes: the
 bundled calculator and a shop database with a write tool.
@@ -15,7 +16,7 @@ import pytest
 from app.calculon import CalculonMode
 from app.core.backend import ToolCallChunk
 from app.core.messages import ToolCall
-from app.core.prompts import system_prompt
+from app.core.prompts import calculate_reask, system_prompt
 from app.core.session import ChatSession
 from app.llm.scripted import ScriptedBackend
 from app.mcp.config import bundled_entry
@@ -60,3 +61,24 @@ async def test_a_row_with_a_price_and_a_count_is_written_not_summed(servers) -> 
     assert len(backend.requests) == 2  # the answer was not sent back to be calculated
     assert outcome.answer == "Added the lamp to the products table."
     assert outcome.shown_verdict != "not_calculated"
+
+
+async def test_a_plan_after_the_data_came_back_is_made_to_calculate(servers) -> None:
+    prices = "SELECT 12.75 AS price UNION ALL SELECT 89.9 UNION ALL SELECT 21.4 UNION ALL SELECT 6.85"
+    read = ToolCallChunk(ToolCall("c1", "read_query", {"query": prices}))
+    plan = (
+        "To find the average price of the products in the 'tools' category, we need to follow these steps:"
+        "\n\n1. **Read the query**: select the prices.\n2. **Average them**: add them and divide."
+    )
+    mean = ToolCallChunk(ToolCall("c2", "evaluate", {"expression": "(12.75 + 89.9 + 21.4 + 6.85) / 4"}))
+    backend = ScriptedBackend([[read], [plan], [mean], ["The average price is 32.725."]])
+    chat = ChatSession(backend, servers, system_prompt=system_prompt(True), verifier=CalculonMode())
+
+    with anyio.fail_after(30):
+        outcome = await chat.run_turn("What is the average price of the tools in the shop database?")
+
+    after_plan = backend.requests[2]
+    assert after_plan.messages[-1].text.startswith(calculate_reask(()))
+    assert {t.name.rsplit(".", 1)[-1] for t in after_plan.tools} <= CALCULATOR | {"sqrt", "power", "mod"}
+    assert after_plan.must_call
+    assert outcome.answer == "The average price is 32.725." and outcome.shown_verdict == "computed"
