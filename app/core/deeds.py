@@ -22,6 +22,11 @@ _SUM = re.compile(r"\s+(?:\w+\s+)?(?:up|together)\b", re.IGNORECASE)  # "add up"
 _FIRST_WORD = re.compile(r"^\s*([A-Za-z]+)")
 
 DEED_OPENING = "Your request asks to "
+# A change is done by a tool named for any of these: asked to "change the price of the kettle in the
+# shop database", the 1.5B model ran create_table ("IF NOT EXISTS", so nothing) and answered "Table
+# created successfully"; no tool there is named "change", so nothing was owed. write_query is.
+_CHANGE = ("change", "update", "edit", "write", "set", "modify", "replace")
+_SAME_DEED = {verb: _CHANGE for verb in _CHANGE}
 
 
 def asked_deed(asked: str) -> str:
@@ -38,12 +43,13 @@ def deed_tools(verb: str, tools: Sequence[ToolInfo]) -> list[ToolInfo]:
     or saying it first ("write_file: Create a new file ..." for "create")."""
     if not verb:
         return []
+    verbs = {verb, *_SAME_DEED.get(verb, ())}
     found = []
     for tool in tools:
         if not changes_things(tool):
             continue
         first = _FIRST_WORD.match(tool.description)
-        if verb in name_words(tool) or (first is not None and first[1].lower() == verb):
+        if verbs & set(name_words(tool)) or (first is not None and first[1].lower() in verbs):
             found.append(tool)
     return found
 

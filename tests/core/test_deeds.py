@@ -47,3 +47,20 @@ def test_only_the_servers_the_turn_called_owe_a_deed() -> None:
     )
     edit = CallRecord("s", "edit_file", {"path": "/w/todo.md"}, "diff ...", False, 1.0)
     assert undone_deed("Add an open item 'call the plumber' to /w/todo.md.", [edit], [git_add, WRITE]) == []
+
+
+def test_a_change_is_owed_by_the_tool_that_writes_not_by_one_that_creates_a_table() -> None:
+    def sqlite(name: str, description: str) -> ToolInfo:
+        return ToolInfo("sqlite", name, name, description, {"type": "object"}, {"readOnlyHint": False})
+
+    write = sqlite("write_query", "Execute an INSERT, UPDATE, or DELETE query on the SQLite database")
+    create = sqlite("create_table", "Create a new table in the SQLite database")
+    made = CallRecord(
+        "sqlite", "create_table", {"query": "CREATE TABLE IF NOT EXISTS shop"}, "Table created", False, 1
+    )
+    updated = CallRecord(
+        "sqlite", "write_query", {"query": "UPDATE products SET price = 24.5"}, "1 row", False, 1
+    )
+    asked = "Change the price of the kettle in the shop database to 24.50."
+    assert undone_deed(asked, [made], [write, create]) == [write]
+    assert undone_deed(asked, [made, updated], [write, create]) == []
