@@ -11,6 +11,8 @@ result, so a number in the answer is backed by it.
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -20,6 +22,7 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 _SEPARATORS = (",", "\t", "|", ";")
+MAX_RECORDS_CHARS = 100_000  # a longer list is read as text: its numbers could not be listed anyway
 MAX_COLUMNS = 3
 
 
@@ -58,6 +61,9 @@ def numeric_columns(result: str) -> tuple[list[list[str]], int | None, list[Colu
 
 
 def table(result: str) -> tuple[list[str], list[list[str]]] | None:
+    records = _records(result)
+    if records is not None:
+        return records
     lines = [line.strip() for line in result.strip().splitlines() if line.strip()]
     if len(lines) < 3:
         return None
@@ -69,6 +75,27 @@ def table(result: str) -> tuple[list[str], list[list[str]]] | None:
             if all(number(cell) is None for cell in header):
                 return header, rows
     return None
+
+
+def _records(result: str) -> tuple[list[str], list[list[str]]] | None:
+    """Rows written as a list of records, in JSON or as Python writes them (the sqlite reference
+    server's "[{'price': 12.75}, {'price': 89.9}]"), every record with the same keys; else None."""
+    text = result.strip()
+    if not (text.startswith("[{") and text.endswith("}]")) or len(text) > MAX_RECORDS_CHARS:
+        return None
+    try:
+        rows = json.loads(text)
+    except ValueError:
+        try:
+            rows = ast.literal_eval(text)  # literals only: nothing in the text is run
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if not isinstance(rows, list) or len(rows) < 2 or not all(isinstance(r, dict) for r in rows):
+        return None
+    header = [str(key) for key in rows[0]]
+    if not header or any([str(key) for key in r] != header for r in rows):
+        return None
+    return header, [[str(value) for value in r.values()] for r in rows]
 
 
 def label_column(header: list[str], rows: list[list[str]]) -> int | None:

@@ -33,3 +33,18 @@ def test_a_mean_is_not_told_the_line_count_that_a_small_model_divided_by() -> No
     assert count_note(ASKED, VISITORS) == ""
     assert "8 lines" in count_note("How many lines does /x/visitors.csv have?", VISITORS)
     assert CalculonMode().count_note(ASKED, VISITORS) == columns_note(ASKED, VISITORS)
+
+
+def test_rows_written_as_records_are_a_table_too_in_json_or_as_python_writes_them() -> None:
+    asked = "What is the average price of the products in the 'tools' category of the shop database?"
+    python = "[{'price': 12.75}, {'price': 89.9}, {'price': 21.4}, {'price': 6.85}]"  # the sqlite server's
+    assert (
+        columns_note(asked, python)
+        == "\n\n[Found by the app: the price column holds 4 numbers: 12.75, 89.9, 21.4, 6.85.]"
+    )
+    json_rows = '[{"name": "drill", "price": 89.9}, {"name": "saw", "price": 21.4}]'
+    assert columns_note("What do the tools cost in total?", json_rows).endswith(
+        "holds 2 numbers: 89.9, 21.4.]"
+    )
+    assert columns_note(asked, "[{'price': 1}, {'cost': 2}]") == ""  # not one table
+    assert columns_note(asked, "[{'price': __import__('os')}, {'price': 2}]") == ""  # no literal: not read
