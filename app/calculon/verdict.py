@@ -113,6 +113,8 @@ def asks_an_operation(asked: str) -> bool:
     # for a sum: read as a look-up, the 1.5B model's "8" (one file's count) was verified
     if instructs_a_change(asked):  # "Add a product ..., priced 19.99, to the products table"
         return False
+    if _AVERAGE.search(asked):  # "What is the average number of visitors per day in visitors.csv?"
+        return True
     return names_an_operation(_ADDS_A_THING.sub(" ", asked)) or bool(GATHERS.search(asked))
 
 
@@ -121,6 +123,7 @@ def asks_an_operation(asked: str) -> bool:
 _SETS_A_VALUE = re.compile(
     r"\b(?:change|set|update|switch|reset)\b[^.?!\d]*?\bto\s+-?\d[\d,]*(?:\.\d+)?", re.IGNORECASE
 )
+_AVERAGE = re.compile(r"\b(?:average|the\s+mean)\b", re.IGNORECASE)
 _ADDS_A_THING = re.compile(r"\badd\b(?![^.?!\d]*\b(?:up|together)\b)[^.?!\d]*?\b(?:to|into)\b", re.IGNORECASE)
 
 

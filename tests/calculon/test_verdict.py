@@ -331,3 +331,12 @@ def test_a_sum_written_in_prose_beside_a_calculation_it_never_states_is_not_comp
 
     assert verdict(asked, [read, added, divided], prose).kind == "not_calculated"  # every number backed
     assert verdict(asked, [read, added, divided], "The average is 30.71 visitors.").kind == "computed"
+
+
+def test_an_average_asked_of_a_file_and_answered_with_no_number_is_not_calculated():
+    visitors = "day,visitors\nMon,120\nTue,95\n"
+    read = CallRecord("filesystem", "read_file", {"path": "/w/visitors.csv"}, visitors, False, 1)
+    asked = "What is the average number of visitors per day in /w/visitors.csv?"
+    plan = "To find the average number of visitors per day, we need to sum up all the visitors."
+    assert verdict(asked, [read], plan).kind == "not_calculated"
+    assert verdict("What does the word 'mean' mean?", [], "It means intend.").kind == "unchecked"
