@@ -305,7 +305,7 @@ def constrain_expressions(
     """Each arithmetic string's rules (see :func:`backed.strict_rules`) replaced by operand-aware
     ones; and the strings that cannot take the operands."""
     replaced = {n: expression_lines(n, ops) for n in names}
-    ours = {f"{n}{suffix}" for n in names for suffix in ("", "-expr", "-term", "-op")}
+    ours = {f"{n}{suffix}" for n in names for suffix in ("", "-calc", "-expr", "-term", "-op")}
     out = [line for line in lines if line.split(" ::=", 1)[0] not in ours]
     for name, rules in replaced.items():
         out.extend(rules if rules is not None else [f'{name} ::= "\\x00"'])
