@@ -241,11 +241,8 @@ class AnswerCheck:
             # the data is in hand ("[{'price': 12.75}, {'price': 89.9}, ...]" for "the average
             # price") and the answer describes how to work it out: asked only, the 1.5B model
             # listed the tables and described the table three times over, and never calculated
-            self.calculate_asked = self.reading_due = True
-            self.must_call = self.calculate_only = True
-            readings = getattr(turn.s.verifier, "readings", None)
-            read = [s.text for s in turn.sources if s.label != USER_SOURCE]
-            return calculate_reask(readings(turn.user_text, read) if readings is not None else ())
+            self.calculate_asked = self.must_call = self.calculate_only = True
+            return self._calculate_reask()
         if not named and turn.named:
             self.must_call = self.named_only = True
         return ACT_REASK
@@ -257,7 +254,17 @@ class AnswerCheck:
         named = getattr(turn.s.verifier, "asks_an_operation", None)
         if named is None or not (named(turn.user_text) or _AGGREGATE.search(turn.user_text)):
             return False
-        return any(_DIGIT.search(s.text) for s in turn.sources if s.label != USER_SOURCE)
+        return any(_DIGIT.search(text) for text in self._read())
+
+    def _read(self) -> list[str]:
+        """What the model read this conversation: the tool results, not the user's words."""
+        return [s.text for s in self.turn.sources if s.label != USER_SOURCE]
+
+    def _calculate_reask(self) -> str:
+        """The re-ask to calculate, with the readings Calculon sees; the next step's reading is due."""
+        readings = getattr(self.turn.s.verifier, "readings", None)
+        self.reading_due = True
+        return calculate_reask(readings(self.turn.user_text, self._read()) if readings is not None else ())
 
     def _retry(self, left: CallRecord | None) -> None:
         """The deed whose failure was fixed is asked for beyond the re-ask budget, the second
@@ -344,12 +351,7 @@ class AnswerCheck:
 
     def ask_to_calculate_again(self) -> None:
         """After a worked answer was set aside: calculate, with the readings Calculon sees."""
-        turn = self.turn
-        readings = getattr(turn.s.verifier, "readings", None)
-        read = [s.text for s in turn.sources if s.label != USER_SOURCE]
-        shown = readings(turn.user_text, read) if readings is not None else ()
-        turn.messages.append(Message("user", calculate_reask(shown)))
-        self.reading_due = True
+        self.turn.messages.append(Message("user", self._calculate_reask()))
 
     def _ask_to_calculate(self) -> bool:
         """Once a turn: an answer with no calculation behind its number is asked again, with the
@@ -360,8 +362,7 @@ class AnswerCheck:
         turn = self.turn
         worked = [c for c in turn.outcome.tool_calls if not c.failed]
         # what the model read: a result with the app's count ("13 lines") holds a number
-        read = [s.text for s in turn.sources if s.label != USER_SOURCE]
-        if worked and not any(_DIGIT.search(text) for text in read):
+        if worked and not any(_DIGIT.search(text) for text in self._read()):
             # the data is not in hand yet: asked for "the total value of all orders", the model
             # listed the tables, and made to calculate then, it looped inside evaluate({}) for
             # 512 tokens. It is asked to go on with the task instead.
@@ -391,13 +392,10 @@ class AnswerCheck:
             # that failure, and the app's line under it quotes the error; asked to calculate, a model
             # only repeats the call or guesses
             return False
-        readings = getattr(turn.s.verifier, "readings", None)
-        shown = readings(turn.user_text, read) if readings is not None else ()
         turn.emit(
             ev.Notice, message="No tool computed the answer's number; the model was asked to calculate it."
         )
-        turn.messages.append(Message("user", calculate_reask(shown)))
-        self.reading_due = True
+        turn.messages.append(Message("user", self._calculate_reask()))
         # after another tool's data came back the next step must call a calculation: asked only,
         # Qwen2.5-Coder-1.5B wrote "1.25 + 2.40 = 1.25 + 2.40 = ..." for the prices it had read,
         # twice over; made to call with every tool on offer, it read the file again
