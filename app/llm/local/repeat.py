@@ -40,6 +40,8 @@ class Repeating(Protocol):
         self, tools: Sequence[ToolSpec], *, forced: bool, forms: BackedForms | None = None
     ) -> StepGrammar: ...
 
+    def held(self, request: ModelRequest, tools: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]: ...
+
     def _fresh(self, calls: Sequence[ToolCall], request: ModelRequest) -> tuple[ToolCall, ...]: ...
 
     def _calls_of(self, result: DecodeResult, tools: Sequence[ToolSpec]) -> tuple[ToolCall, ...]: ...
@@ -83,7 +85,8 @@ def after_repeat(
     if withdrawn and others:
         notices.append(RETRY_NOTICE)
         try:
-            result = runner._decode(prompt, runner.grammar_for(others, forced=True, forms=forms), emit, stop)
+            grammar = runner.grammar_for(runner.held(request, others), forced=True, forms=forms)
+            result = runner._decode(prompt, grammar, emit, stop)
         except GrammarError:
             result = None
         fresh = runner._fresh(runner._calls_of(result, others), request) if result is not None else ()

@@ -14,7 +14,6 @@ walks down the tool list) turns the step after the last allowed call into an ans
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import re
 import threading
@@ -44,6 +43,7 @@ from app.llm.local.decoded import DecodeResult
 from app.llm.local.decoder import Decoder, shared_prefix
 from app.llm.local.fewshot import example_messages, family_examples
 from app.llm.local.formats import ChatFormat
+from app.llm.local.held_places import held_to_places
 from app.llm.local.hinted import composed_answer, composed_note, hinted_call
 from app.llm.local.operands import Operands
 from app.llm.local.options import CallPolicy
@@ -51,7 +51,8 @@ from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
 from app.llm.local.repeat import after_repeat
 from app.llm.local.sampling import GrammarError
-from app.llm.local.schema_grammar import StepGrammar, ToolRules, answer_only, compose, tool_rules
+from app.llm.local.schema_grammar import StepGrammar, answer_only
+from app.llm.local.step_grammars import StepGrammars
 from app.llm.local.turn_states import MIN_GAIN, TurnStates
 from app.llm.local.unbacked import without_unbacked_options
 from app.llm.local.worked_step import WorkedStep
@@ -93,7 +94,7 @@ class StepRunner:
         self.decoder = Decoder(model)
         self.last: DecodeResult | None = None
         self._bos_text = bos_text
-        self._rules: dict[str, ToolRules] = {}
+        self.grammars = StepGrammars(self.decoder.picker, chat_format.syntax, chat_format.thinks)
         self._reported_relaxed: set[str] = set()
         self.worked = WorkedStep(self)
         self._told_format = False
@@ -130,7 +131,8 @@ class StepRunner:
             # allows no next token" ended a real task). The step runs again without them, and says so.
             logger.warning("the step's grammar reached a dead end; decoding again without the number rules")
             notices.append(DEAD_END_NOTICE)
-            grammar = self.grammar_for(request.tools, forced=forces_call(request, self.policy))
+            held = self.held(request, request.tools)
+            grammar = self.grammar_for(held, forced=forces_call(request, self.policy))
             result = self._decode(prompt, grammar, emit, stop)
         calls = self._calls_of(result, request.tools)
         fresh = self._fresh(calls, request)
@@ -192,7 +194,14 @@ class StepRunner:
             return answer_only(forms, result, head, units, formulas(request), syntax=self.format.syntax)
         ops = operands_for(request, forms, one_call=limit == 1)
         tools = without_unbacked_options(request.tools, forms) if forms is not None else request.tools
+        tools = self.held(request, tools)
         return self.grammar_for(tools, forced=forces_call(request, self.policy), forms=forms, ops=ops)
+
+    def held(self, request: ModelRequest, tools: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
+        """``tools`` with their place arguments held to the places the conversation gave."""
+        if self.format.syntax.form != "json":  # Gemma's own call grammar keeps no string patterns
+            return tuple(tools)
+        return held_to_places(tools, (m.text for m in request.messages if m.role != "assistant"))
 
     def _decode(
         self,
@@ -226,22 +235,7 @@ class StepRunner:
         forms: BackedForms | None = None,
         ops: Operands | None = None,
     ) -> StepGrammar:
-        """The step grammar; the tools' part is built once per tool list, the backed numbers per step."""
-        thinks = self.format.thinks
-        key = json.dumps([(t.name, t.input_schema) for t in tools], sort_keys=True, default=str)
-        if key not in self._rules:
-            compiles = self.decoder.picker.compiles
-            rules = tool_rules(tools, compiles, self.format.syntax)
-            if not compiles(compose(rules, forced=forced, thinks=thinks, forms=forms).decide):
-                logger.warning("the combined tool-call grammar did not compile; relaxing every tool")
-                rules = tool_rules(tools, _never, self.format.syntax)
-            self._rules[key] = rules
-        if ops is not None:
-            grammar = compose(self._rules[key], forced=forced, thinks=thinks, forms=forms, ops=ops)
-            if self.decoder.picker.compiles(grammar.decide):
-                return grammar
-            logger.warning("the operand grammar did not compile; using the plain backed grammar")
-        return compose(self._rules[key], forced=forced, thinks=thinks, forms=forms)
+        return self.grammars.grammar_for(tools, forced=forced, forms=forms, ops=ops)
 
     def fit(self, request: ModelRequest, *, listed: bool = True) -> tuple[list[int], list[str]]:
         """Prompt tokens that leave room to answer, dropping the oldest exchanges if needed.
@@ -375,10 +369,6 @@ def format_notice(chat_format: ChatFormat) -> str:
             " template); its calls are decoded in that syntax."
         )
     return f"Tools were given in Calculon's own call format ({chat_format.name} chat format)."
-
-
-def _never(_grammar: str) -> bool:
-    return False
 
 
 def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
