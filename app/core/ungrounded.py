@@ -82,6 +82,9 @@ def ungrounded_result(reason: str) -> str:
 def _why(tool: str, key: str, value: str, arguments: Mapping[str, Any], named: list[str]) -> str:
     if sys.platform != "win32" and _WINDOWS.search(value):
         return f"{key} {value!r} is a Windows path, and this machine's paths are written with '/'"
+    below = _placeholder_below(tool, key, value, arguments, named)
+    if below:
+        return below
     if _URL.match(value):
         return _address(key, value, named)
     if _placeholder(tool, value, arguments, named):
@@ -149,11 +152,14 @@ def _address(key: str, value: str, named: list[str]) -> str:
     return ""
 
 
-def _placeholder(tool: str, value: str, arguments: Mapping[str, Any], named: list[str]) -> bool:
+def _placeholder(
+    tool: str, value: str, arguments: Mapping[str, Any], named: list[str], *, near: bool = False
+) -> bool:
     """A name made only of the schema's own words ("git_repository_path", "path_to_file_info.csv"),
     or, in a call that makes nothing, of those and the names of the places given
     ("file_path_to_project_file_size" where a path through "project" was given; a folder made may be
-    "project_folder"): no place of the conversation."""
+    "project_folder"): no place of the conversation. ``near``: a word one letter off the tool's
+    own counts as one of them ("lisst")."""
     if "/" in value:
         return False
     words = [w.lower() for w in _WORD.findall(value)]
@@ -165,10 +171,42 @@ def _placeholder(tool: str, value: str, arguments: Mapping[str, Any], named: lis
     allowed = own | given | _PLACEHOLDER_WORDS
     if words[-1] in _EXTENSIONS and "." in value:
         words = words[:-1]
-    if not all(w in allowed or _singular(w) in allowed or w + "s" in allowed for w in words):
+
+    def own_word(w: str) -> bool:
+        if w in allowed or _singular(w) in allowed or w + "s" in allowed:
+            return True
+        return near and len(w) >= 4 and bool(difflib.get_close_matches(w, own, n=1, cutoff=0.85))
+
+    if not all(own_word(w) for w in words):
         return False
     named_as_tool = words == [w.lower() for w in _WORD.findall(tool)]  # "git_add", "git-add"
     return bool(_PLACE_WORDS.intersection(words)) or named_as_tool
+
+
+def _placeholder_below(
+    tool: str, key: str, value: str, arguments: Mapping[str, Any], named: list[str]
+) -> str:
+    """A given place with a placeholder put below it, in a call that makes nothing: with its place
+    arguments held to the given places (app/llm/local/held_places.py), the built-in wrote
+    ".../src/lisst_directory/lisst_directory" and "http://127.0.0.1:46301/fetch"."""
+    if _MAKES.search(tool) or _WRITES.search(tool):
+        return ""
+    bases = [
+        _origin(p) if _URL.match(p) else p.rstrip("/") for p in named if p.startswith("/") or _URL.match(p)
+    ]
+    base = max((b for b in bases if b and value.startswith(b + "/")), key=len, default="")
+    segments = [part for part in value[len(base) :].split("/") if part] if base else []
+    if segments and all(_placeholder(tool, part, arguments, [], near=True) for part in segments):
+        return f"{key} {value!r} puts a placeholder made of the tool's own words below {base!r}"
+    return ""
+
+
+def _origin(address: str) -> str:
+    try:
+        parts = urlsplit(address)
+    except ValueError:
+        return ""
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
 
 def _singular(word: str) -> str:

@@ -47,6 +47,9 @@ def anyio_backend() -> str:
         ("list_directory_with_sizes", {"path": "file_path_to_project_file_sizes"}, "a placeholder"),
         ("create_directory", {"path": "/w/project.json"}, "outside every folder given"),
         ("write_file", {"path": "/tmp/summary.txt", "content": "x"}, "outside every folder given"),
+        # below a given place, as the built-in wrote them once the grammar held it to one
+        ("list_directory", {"path": "/w/project/lisst_directory/lisst_directory"}, "below '/w/project'"),
+        ("fetch", {"url": "http://127.0.0.1:8000/fetch"}, "below 'http://127.0.0.1:8000'"),
     ],
 )
 def test_a_place_that_cannot_be_meant_is_refused_saying_why(tool, arguments, said) -> None:
@@ -73,6 +76,9 @@ def test_a_windows_path_on_this_machine_is_refused_naming_the_place_given() -> N
         ("read_text_file", {"path": "/w/project/notes.txt"}),  # a file, read as one
         ("create_directory", {"path": "/w/project/site.old"}),  # a new folder may be named so
         ("list_directory", {"path": "-"}),  # no words at all: nothing to call a placeholder
+        ("list_directory", {"path": "/w/project/src/listing"}),  # a folder of its own below the place
+        ("search_files", {"path": "/w/project/files", "pattern": "*.md"}),  # one tool word, no place word
+        ("create_directory", {"path": "/w/project/new_directory"}),  # a folder made may be named so
     ],
 )
 def test_a_place_given_or_one_a_model_may_choose_runs(tool, arguments) -> None:
