@@ -65,7 +65,9 @@ def ungrounded_place(tool: str, arguments: Mapping[str, Any], given: Iterable[st
         folder = _file_for_folder(tool, key, value)
         if folder:
             return folder
-        if any(value in text for text in texts):
+        # a place as given runs, except a web address as a local one: asked to fetch a page and
+        # write a file, the 1.5B wrote to the page's address, and the server made it a file name
+        if any(value in text for text in texts) and not (_URL.match(value) and not _ADDRESS_KEY.search(key)):
             continue
         if named is None:
             named = list(dict.fromkeys(p for text in texts for p in places(text)))

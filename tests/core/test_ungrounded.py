@@ -34,6 +34,8 @@ def anyio_backend() -> str:
         ("search_files", {"path": "path_to_search_files", "pattern": "*.md"}, "a placeholder"),
         ("get_file_info", {"path": "path_to_file_info.csv"}, "a placeholder"),
         ("git_branch", {"repo_path": "https://github.com/someone/project"}, "a web address"),
+        # the address given, as a local path: still not a place on this machine
+        ("write_file", {"path": "http://127.0.0.1:8000/pricing.html", "content": "2.1.0"}, "a web address"),
         ("fetch", {"url": "https://127.0.0.1:8000/pricing.html"}, "changes the address given"),
         ("fetch", {"url": "http://127.0.0.1:9000/pricing.html"}, "changes the address given"),
         ("fetch", {"url": "https://example.com/api/v2/prices"}, "a name kept for examples"),
