@@ -10,6 +10,7 @@ characters, so every other number keeps its place (formula labels point into the
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 _PLACES = (
     r"\b[a-z][a-z0-9+.-]*://\S+"  # a URL
@@ -46,3 +47,12 @@ _QUOTED = re.compile(r"(?<!\w)'[^'\d\n]{1,200}'(?!\w)|\"[^\"\d\n]{1,200}\"|“[^
 def without_quoted_words(text: str) -> str:
     """``text`` with every quoted span that holds no digit blanked, lengths kept."""
     return _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def origin(address: str) -> str:
+    """An address's scheme and host ("http://127.0.0.1:8000"), or "" where it has none."""
+    try:
+        parts = urlsplit(address)
+    except ValueError:
+        return ""
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from app.core.named import places
+from app.core.named import origin, places
 from app.core.no_file import FOLDER_ARGUMENT
 
 UNGROUNDED_NOT_RUN = "Not run (no such place was given):"
@@ -194,21 +194,13 @@ def _placeholder_below(
     if _MAKES.search(tool) or _WRITES.search(tool):
         return ""
     bases = [
-        _origin(p) if _URL.match(p) else p.rstrip("/") for p in named if p.startswith("/") or _URL.match(p)
+        origin(p) if _URL.match(p) else p.rstrip("/") for p in named if p.startswith("/") or _URL.match(p)
     ]
     base = max((b for b in bases if b and value.startswith(b + "/")), key=len, default="")
     segments = [part for part in value[len(base) :].split("/") if part] if base else []
     if segments and all(_placeholder(tool, part, arguments, [], near=True) for part in segments):
         return f"{key} {value!r} puts a placeholder made of the tool's own words below {base!r}"
     return ""
-
-
-def _origin(address: str) -> str:
-    try:
-        parts = urlsplit(address)
-    except ValueError:
-        return ""
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
 
 def _singular(word: str) -> str:

@@ -17,10 +17,9 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from app.core.messages import ToolSpec
-from app.core.named import places
+from app.core.named import origin, places
 
 # the argument names that hold one local place, and those that hold one address; plural ones
 # ("paths", git_add's "files", relative to the repository) are left free
@@ -52,9 +51,8 @@ def given_places(texts: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]
             if not _WRITABLE.match(place) or _UNWRITABLE & set(place):
                 continue
             if "://" in place:
-                parts = urlsplit(place)
-                if parts.scheme and parts.netloc:
-                    addresses.setdefault(f"{parts.scheme}://{parts.netloc}")
+                if address := origin(place):
+                    addresses.setdefault(address)
             elif place.startswith(("/", "~/")):
                 place = place.rstrip("/") or "/"
                 local.setdefault(place)
