@@ -21,7 +21,7 @@ from app.core.prompts import system_prompt
 from app.core.records import CallRecord
 from app.core.session import ChatSession
 from app.llm.gemini.convert import build_config
-from app.llm.local.step import StepPolicy, forces_call
+from app.llm.local.step_rules import StepPolicy, forces_call
 from app.llm.openai.convert import request_body
 from app.llm.scripted import ScriptedBackend
 from app.mcp.supervisor import Supervisor

@@ -7,7 +7,7 @@ from app.calculon import CalculonMode
 from app.core.backend import ModelRequest
 from app.core.messages import Message, ToolSpec
 from app.core.named import places, without_names
-from app.llm.local.step import StepPolicy, forces_call
+from app.llm.local.step_rules import StepPolicy, forces_call
 
 TASK = "Add up the prices in /tmp/calculon-shots-6rgfo5q_/project/prices.csv."
 READ = ToolSpec(

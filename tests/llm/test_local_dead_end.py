@@ -21,7 +21,8 @@ from app.llm.local.backed import BackedForms
 from app.llm.local.formats import choose_format
 from app.llm.local.loader import LoadRequest, load_llama
 from app.llm.local.schema_grammar import StepGrammar
-from app.llm.local.step import DEAD_END_NOTICE, StepPolicy, StepRunner
+from app.llm.local.step import DEAD_END_NOTICE, StepRunner
+from app.llm.local.step_rules import StepPolicy
 from tests.llm.local_fixtures import calculator_tools
 from tests.llm.qwen_file import need_qwen
 

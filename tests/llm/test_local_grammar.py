@@ -14,12 +14,13 @@ from app.core.messages import Message, ToolCall, ToolSpec
 from app.core.records import earlier_result
 from app.llm.local.answer_forms import calls_this_turn, repeats_earlier_call
 from app.llm.local.backed import backed_forms
+from app.llm.local.call_operands import operands_for
 from app.llm.local.calls import parse_call
 from app.llm.local.formats import ChatMLFormat
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.sampling import RepeatGuard
 from app.llm.local.schema_grammar import ANY_VALUE, answer_only, build_step_grammar, prepare_schema
-from app.llm.local.step import StepPolicy, forces_call, operands_for, stops_for
+from app.llm.local.step_rules import StepPolicy, forces_call, stops_for
 from app.llm.local.watch import MarkerWatch
 from tests.llm.local_fixtures import calculator_tools
 

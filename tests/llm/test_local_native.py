@@ -29,7 +29,7 @@ from app.llm.local.model_file import resolve_model
 from app.llm.local.native import detect_syntax
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.schema_grammar import ANSWER_ONLY, build_step_grammar
-from app.llm.local.step import format_notice, stops_for
+from app.llm.local.step_rules import format_notice, stops_for
 from app.llm.local.syntaxes import HERMES
 from app.mcp.config import bundled_entry
 from app.mcp.supervisor import Supervisor

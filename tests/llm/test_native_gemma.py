@@ -22,7 +22,7 @@ from app.llm.local.formats import ChatFormat, choose_format
 from app.llm.local.operands import operands
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.schema_grammar import build_step_grammar, compose, tool_rules
-from app.llm.local.step import format_notice, stops_for
+from app.llm.local.step_rules import format_notice, stops_for
 from app.llm.local.syntaxes import GEMMA4, render_calls
 from tests.llm.family_templates import chat_template
 from tests.llm.grammar_check import accepts

@@ -26,7 +26,8 @@ from app.llm.local.loader import LoadRequest, load_llama
 from app.llm.local.operands import Operands
 from app.llm.local.repeat import REPEAT_NOTICE, RETRY_NOTICE
 from app.llm.local.schema_grammar import StepGrammar
-from app.llm.local.step import StepPolicy, StepRunner
+from app.llm.local.step import StepRunner
+from app.llm.local.step_rules import StepPolicy
 from app.llm.local.syntaxes import MISTRAL, render_calls
 from tests.llm.family_templates import chat_template
 from tests.llm.local_fixtures import calculator_tools

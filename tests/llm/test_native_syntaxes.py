@@ -23,7 +23,7 @@ from app.llm.local.formats import ChatFormat, choose_format
 from app.llm.local.loader import load_vocab
 from app.llm.local.phases import Phases, PhaseSetup
 from app.llm.local.schema_grammar import answer_only, build_step_grammar
-from app.llm.local.step import format_notice, stops_for
+from app.llm.local.step_rules import format_notice, stops_for
 from app.llm.local.syntaxes import (
     GRANITE3,
     LLAMA3,

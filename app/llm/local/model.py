@@ -24,7 +24,8 @@ from app.llm.local.loader import LoadRequest, gpu_offload_supported, load_llama
 from app.llm.local.options import LocalOptions
 from app.llm.local.prompt_cache import PromptCache
 from app.llm.local.sampling import GrammarError
-from app.llm.local.step import StepPolicy, StepRunner
+from app.llm.local.step import StepRunner
+from app.llm.local.step_rules import StepPolicy
 from app.llm.local.turn_states import TurnStates
 
 logger = logging.getLogger(__name__)

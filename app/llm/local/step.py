@@ -13,7 +13,6 @@ walks down the tool list) turns the step after the last allowed call into an ans
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 import threading
@@ -24,8 +23,6 @@ import llama_cpp
 
 from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, TextChunk, ToolCallChunk
 from app.core.messages import Message, ToolCall, ToolSpec
-from app.core.named import without_names
-from app.core.numbers import find_numbers
 from app.llm.local.answer_forms import (
     answer_units,
     calls_this_turn,
@@ -37,7 +34,7 @@ from app.llm.local.answer_forms import (
 from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.call_operands import operands_for
 from app.llm.local.calls import parse_calls
-from app.llm.local.conversation import RESULT_OPEN, build_turns, flatten, message_groups
+from app.llm.local.conversation import build_turns, flatten, message_groups
 from app.llm.local.cut_results import cut_notice, cut_to_fit
 from app.llm.local.decoded import DecodeResult
 from app.llm.local.decoder import Decoder, shared_prefix
@@ -46,13 +43,21 @@ from app.llm.local.formats import ChatFormat
 from app.llm.local.held_places import held_to_places
 from app.llm.local.hinted import composed_answer, composed_note, hinted_call
 from app.llm.local.operands import Operands
-from app.llm.local.options import CallPolicy
 from app.llm.local.phases import PhaseSetup
 from app.llm.local.prompt_cache import PromptCache, state_key
 from app.llm.local.repeat import after_repeat
 from app.llm.local.sampling import GrammarError
 from app.llm.local.schema_grammar import StepGrammar, answer_only
 from app.llm.local.step_grammars import StepGrammars
+from app.llm.local.step_rules import (
+    StepPolicy,
+    forces_call,
+    format_notice,
+    in_calculon_mode,
+    stop_notices,
+    stops_for,
+    trim_notice,
+)
 from app.llm.local.turn_states import MIN_GAIN, TurnStates
 from app.llm.local.unbacked import without_unbacked_options
 from app.llm.local.worked_step import WorkedStep
@@ -64,18 +69,6 @@ DEAD_END_NOTICE = (
     "Calculon's number rules left the model no way to finish this step; it ran again without them: "
     "check the numbers of its call."
 )
-
-
-@dataclasses.dataclass(frozen=True)
-class StepPolicy:
-    max_tokens: int = 512  # per step: a model that will not stop is cut off here
-    call_policy: CallPolicy = "numbers"
-    max_tool_calls: int | None = None  # per user message; None: no limit
-    family: str = ""  # which worked examples open the prompt (app/llm/local/fewshot.py); "": none
-    hinted_calls: bool = True  # make Calculon mode's formula call instead of decoding one
-    # Who reads a story in Calculon mode: "ranker" (the backend makes the ranker's call: a model
-    # too small to read one), or "model" (it writes a worked answer, app/llm/local/worked_step.py)
-    reader: str = "ranker"
 
 
 class StepRunner:
@@ -143,7 +136,7 @@ class StepRunner:
         notices.extend(self._relaxed_notices(grammar))
         for call in fresh:
             emit(ToolCallChunk(call))
-        notices.extend(self._stop_notices(result))
+        notices.extend(stop_notices(result))
         if self.turns is not None and result.kind == "answer" and not fresh and not stop.is_set():
             self.turns.keep(self.model)  # before StepDone: a command that exits after it keeps it too
         emit(StepDone(tokens=result.tokens, notices=tuple(notices)))
@@ -248,10 +241,10 @@ class StepRunner:
             kept = flatten(groups[dropped:])
             tokens = self.tokenize(request.system, kept, request.prompt_tools, listed=listed)
             if len(tokens) <= limit:
-                return tokens, [_trim_notice(groups[:dropped], n_ctx)] if dropped else []
+                return tokens, [trim_notice(groups[:dropped], n_ctx)] if dropped else []
         cut = self._cut(request, flatten(groups[-1:]), limit, listed)  # one long result in the newest
         if cut is not None:
-            older = [_trim_notice(groups[:-1], n_ctx)] if len(groups) > 1 else []
+            older = [trim_notice(groups[:-1], n_ctx)] if len(groups) > 1 else []
             return cut, [*older, cut_notice(n_ctx)]
         raise BackendError(
             f"The message is too long for the model's context: the prompt needs {len(tokens)} tokens and "
@@ -333,74 +326,3 @@ class StepRunner:
             "its arguments are only checked after generation."
             for name in fresh
         ]
-
-    def _stop_notices(self, result: DecodeResult) -> list[str]:
-        if result.closed_early:
-            why = (
-                "went round in a loop" if result.closed_early == "loop" else "was about to run out of tokens"
-            )
-            return [f"The model {why} inside a tool call; the call was closed early."]
-        if result.steered:
-            return [
-                f"The model's answer went round in a loop before it stated the result; its last"
-                f" {result.steered} tokens were kept to spelling out the tool's result."
-            ]
-        if result.stop_reason == "cap":
-            return [f"The model's reply was cut off at {result.tokens} tokens (the per-step limit)."]
-        if result.stop_reason == "loop":
-            return [f"The model's answer went round in a loop; it was cut off after {result.tokens} tokens."]
-        if result.stop_reason == "context":
-            return ["The model's reply filled its context window and was cut off."]
-        return []
-
-
-def stops_for(chat_format: ChatFormat) -> tuple[str, ...]:
-    """What ends a reply: the format's end of turn, the start of a made-up tool result, and a
-    call written where none may be made (where one may, the call marker is seen first)."""
-    syntax = chat_format.syntax
-    return tuple(dict.fromkeys((*chat_format.stop, RESULT_OPEN, syntax.result_open, *syntax.openers)))
-
-
-def format_notice(chat_format: ChatFormat) -> str:
-    """The trace's line on how the model was shown its tools (once per loaded model)."""
-    if chat_format.native:
-        return (
-            f"Tools were given in the model's own format ({chat_format.syntax.name}, from its chat"
-            " template); its calls are decoded in that syntax."
-        )
-    return f"Tools were given in Calculon's own call format ({chat_format.name} chat format)."
-
-
-def forces_call(request: ModelRequest, policy: StepPolicy) -> bool:
-    """Whether this step may only call a tool: it answers a user message, tools are on
-    offer, and the policy says so ("numbers": in Calculon mode, when the message has a
-    digit, or two numbers in words, as in "Twelve birds ... five flew away";
-    "always": every user message; "auto": never), or the turn requires a call this step
-    (``must_call``: the model described a task instead of doing it)."""
-    last = request.messages[-1] if request.messages else None
-    if not (request.tools and last is not None and last.role == "user"):
-        return False
-    if policy.call_policy == "always" or request.must_call:
-        return True
-    if not (policy.call_policy == "numbers" and in_calculon_mode(request)):
-        return False
-    if _DIGIT.search(without_names(last.text)):  # a digit in "/tmp/task1/notes.txt" is no number
-        return True
-    # No digit: a calculation where Calculon reads one (request.worked) over two numbers or more,
-    # written ("twelve") or named ("twice", "a week"); "Which one ...?" has one and is no sum.
-    worked = request.worked
-    return worked is not None and len(find_numbers(without_names(last.text))) + len(worked.numbers) >= 2
-
-
-def in_calculon_mode(request: ModelRequest) -> bool:
-    """Whether this step is in Calculon mode: the request says so (``backed`` is set), not the
-    settings the model was loaded with, so turning the mode on or off needs no reload."""
-    return request.backed is not None
-
-
-def _trim_notice(dropped: Sequence[Sequence[Message]], n_ctx: int) -> str:
-    count = sum(len(group) for group in dropped)
-    return (
-        f"Earlier conversation trimmed to fit the model's {n_ctx}-token context "
-        f"({count} older message{'s' if count != 1 else ''} left out)."
-    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from app.llm.local.decoder import Decoder, shared_prefix
 from app.llm.local.formats import ChatFormat
 from app.llm.local.hinted import evaluate_tool
 from app.llm.local.phases import PARAGRAPH_END, PhaseSetup
+from app.llm.local.step_rules import StepPolicy, stop_notices
 from app.llm.local.working import expression_before
 
 
@@ -38,14 +39,12 @@ class StepRunner(Protocol):
 
     format: ChatFormat
     decoder: Decoder
-    policy: Any  # its StepPolicy (max_tokens), named in step.py
+    policy: StepPolicy
     last: DecodeResult | None
 
     def _tokens(self, text: str) -> list[int]: ...
 
     def open(self, tokens: list[int], stop: threading.Event) -> int: ...
-
-    def _stop_notices(self, result: DecodeResult) -> list[str]: ...
 
 
 logger = logging.getLogger(__name__)
@@ -134,7 +133,7 @@ class WorkedStep:
             result.reused_tokens, opened = max(result.reused_tokens - opened, 0), 0  # read here, not kept
             self.runner.last, tokens = result, tokens + result.tokens
             if stop.is_set() or result.stop_text != EQUALS:
-                emit(StepDone(tokens=tokens, notices=tuple(self.runner._stop_notices(result))))
+                emit(StepDone(tokens=tokens, notices=tuple(stop_notices(result))))
                 return
             expression = expression_before(opening + "".join(written))
             if expression:
