@@ -166,7 +166,10 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         (lambda: failed_before(server, tool, call.arguments, done), refailed_result),
         (lambda: echoed_reply(tool, call.arguments, done), _echo_result),
         (lambda: ungrounded_place(tool, call.arguments, _given_texts(turn)), ungrounded_result),
-        (lambda: described_value(call.arguments, _schema(turn, call)), described_result),
+        (
+            lambda: described_value(call.arguments, _schema(turn, call), tool, turn.user_text),
+            described_result,
+        ),
     )
     for check, told in checks:
         why = check()

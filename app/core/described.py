@@ -4,7 +4,10 @@ Asked how many products a database holds, the built-in model sent the sqlite ref
 ``read_query`` with ``"query": "SELECT SQL query to execute"``: the server's description of that
 argument, word for word, which it answered with a syntax error. A value that is its parameter's
 description can be no one's meaning, whatever the tool; the model is told which argument it
-copied, and the server never sees the call.
+copied, and the server never sees the call. So is a value that is the tool's own name or the
+argument's own name, where the user did not write it: the built-in model sent the git reference
+server's ``git_branch`` with ``"branch_type": "git_branch"``, which the server answered with
+"Invalid branch type". A user's "make a branch called git_branch" still runs.
 """
 
 from __future__ import annotations
@@ -15,17 +18,35 @@ from typing import Any
 DESCRIBED_NOT_RUN = "Not run (it copies the tool's description):"
 
 
-def described_value(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> str:
-    """Why an argument is its own description ("" where none is)."""
+def described_value(
+    arguments: Mapping[str, Any], schema: Mapping[str, Any], tool: str = "", said: str = ""
+) -> str:
+    """Why an argument is its own description, or the tool's or its own name ("" where none is).
+    ``tool``: the tool's name; ``said``: the user's words, where a name may be meant."""
     properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        return ""
+    properties = properties if isinstance(properties, Mapping) else {}
     for key, value in arguments.items():
         spec = properties.get(key)
         described = spec.get("description") if isinstance(spec, Mapping) else None
         copied = isinstance(value, str) and isinstance(described, str) and _plain(value) == _plain(described)
         if copied and _plain(value):
             return f"{key} {value!r} is the schema's description of {key}, not a value"
+        short = tool.rsplit(".", 1)[-1]
+        named = _echoed_name(value, key, short, _plain(said))
+        if named:
+            whose = "tool" if named.lower() == short.lower() else "argument"
+            return f"{key} {named!r} is the {whose}'s own name, not a value"
+    return ""
+
+
+def _echoed_name(value: Any, key: str, tool: str, said: str) -> str:
+    """The tool's or the argument's own name, where ``value`` (or an item of it) is one and the
+    user's words do not hold it; else ""."""
+    items = value if isinstance(value, list) else [value]
+    names = {name.lower() for name in (tool, key) if name}
+    for item in items:
+        if isinstance(item, str) and item.strip().lower() in names and item.strip().lower() not in said:
+            return item.strip()
     return ""
 
 

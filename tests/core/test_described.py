@@ -62,3 +62,41 @@ async def test_a_copied_description_never_reaches_the_server_and_the_model_is_to
     assert refused.is_error and refused.result.startswith(DESCRIBED_NOT_RUN)
     assert "Write the query" in backend.requests[1].messages[-1].text
     assert ran.result == "ran: SELECT COUNT(*) FROM products"
+
+
+# the git reference server's git_branch, as it lists it (descriptions shortened)
+GIT_BRANCH = {
+    "type": "object",
+    "properties": {
+        "repo_path": {"type": "string"},
+        "branch_type": {"type": "string", "description": "local, remote or all"},
+        "contains": {"type": "string"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "echoed"),
+    [
+        ({"repo_path": "/tmp/p", "branch_type": "git_branch"}, "branch_type 'git_branch' is the tool's"),
+        (
+            {"repo_path": "/tmp/p", "branch_type": "local", "contains": "contains"},
+            "contains 'contains' is the argument's",
+        ),
+        (
+            {"repo_path": "/tmp/p", "branch_type": ["all", "GIT_BRANCH"]},
+            "branch_type 'GIT_BRANCH' is the tool's",
+        ),
+    ],
+)
+def test_the_tools_or_the_arguments_own_name_as_a_value_is_refused(arguments, echoed) -> None:
+    why = described_value(
+        arguments, GIT_BRANCH, "git.git_branch", "Which branches does the repository at /tmp/p have?"
+    )
+    assert why.startswith(echoed)
+
+
+def test_a_name_the_user_wrote_runs() -> None:
+    said = "Does a branch called git_branch contain the commit abc123 in /tmp/p?"
+    arguments = {"repo_path": "/tmp/p", "branch_type": "local", "contains": "git_branch"}
+    assert described_value(arguments, GIT_BRANCH, "git_branch", said) == ""
