@@ -64,7 +64,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.chat)
         self.splitter.addWidget(self.side)
-        self.splitter.setSizes([640, 480])
+        self.splitter.setSizes([600, 600])  # the trace's rows are sentences too: half the width each
         self.setCentralWidget(self.splitter)
         self.status = StatusBar(self)
         self.setStatusBar(self.status)

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
+from app.core.headline import headline
 from app.core.trace import TraceNode, TraceStore, status_text
 from app.ui import theme
 
@@ -131,7 +132,7 @@ class TraceModel(QAbstractItemModel):
 
 def _cell(node: TraceNode, column: int) -> str:
     if column == 0:
-        return node.label if node.kind != "tool_call" else "Tool call"
+        return headline(node.kind, node.label) if node.kind != "tool_call" else "Tool call"
     if column == 1:
         return node.label if node.kind == "tool_call" else ""
     if column == 2:

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QHeaderView, QMenu, QPlainTextEdit, QSplitter, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QMenu,
+    QPlainTextEdit,
+    QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.core.headline import at_word
 from app.core.trace import TraceStore
 from app.ui.trace_model import TraceModel
 
@@ -28,6 +40,29 @@ class TraceTree(QTreeView):
             super().keyPressEvent(event)
 
 
+class WordElide(QStyledItemDelegate):
+    """The step column's sentences end at a word with "…" where the column is too narrow for
+    them, rather than mid-word where Qt's own eliding cuts ("a reading o…")."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        if index.column() == 0 and option.text:
+            style = option.widget.style() if option.widget is not None else None
+            room = option.rect.width()
+            if style is not None:  # what the style keeps for the text, less the margins it draws inside
+                text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, option.widget)
+                margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, option, option.widget) + 1
+                room = text_rect.width() - 2 * margin
+            option.text = row_line(option.text, option.fontMetrics, room)
+
+
+def row_line(text: str, metrics: QFontMetrics, width: int) -> str:
+    """``text`` as the step column shows it in ``width`` pixels."""
+    return at_word(text, lambda line: metrics.horizontalAdvance(line) <= width)
+
+
 class TraceView(QWidget):
     """Tree over the trace store; the selected node's JSON shows below it.
 
@@ -44,6 +79,7 @@ class TraceView(QWidget):
         self.model = TraceModel(store, self)
         self.tree = TraceTree(self)
         self.tree.setModel(self.model)
+        self.tree.setItemDelegate(WordElide(self.tree))
         self.tree.setUniformRowHeights(True)  # keeps layout cheap with thousands of nodes
         self.tree.setAlternatingRowColors(True)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -55,9 +91,14 @@ class TraceView(QWidget):
         # long trace); status and duration are short. At 1280x800 a fixed 150-pixel step column
         # cut every label to "Turn 1: A crate hol...".
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((1, MIN_TOOL_WIDTH), (2, 56), (3, 72)):
+        # status and duration as wide as their longest words, so the step column keeps the rest
+        metrics = self.tree.fontMetrics()
+        status_width = max(metrics.horizontalAdvance(w) for w in ("Status", "cancelled", "running")) + 16
+        duration_width = max(metrics.horizontalAdvance(w) for w in ("Duration", "999.9 ms")) + 16
+        for column, width in ((1, MIN_TOOL_WIDTH), (2, status_width), (3, duration_width)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(column, width)
+        self.tree.setIndentation(14)  # four levels (turn, step, call, approval) at 20 took 80 pixels
         self._following = True  # the latest call is selected as it happens, until the user picks
         self._moving = False
         self.details = QPlainTextEdit(self)

@@ -7,6 +7,7 @@ import json
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QAbstractItemModelTester
+from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from app.core import events as ev
 from app.core.trace import TraceStore
@@ -178,3 +179,59 @@ def test_every_label_fits_its_column_in_a_trace_panel_at_1280x800(qtbot):
     assert header.sectionSize(1) >= metrics.horizontalAdvance("calculator.multiply")
     duration = view.model.index(0, 3, view.model.index(0, 0, turn))
     assert view.model.data(duration, Qt.ItemDataRole.TextAlignmentRole) & int(Qt.AlignmentFlag.AlignRight)
+
+
+def painted(view, index) -> str:
+    """What the tree paints in a cell: the delegate's text for the cell's own rectangle."""
+    option = QStyleOptionViewItem()
+    option.initFrom(view.tree)
+    option.rect, option.widget = view.tree.visualRect(index), view.tree
+    view.tree.itemDelegate().initStyleOption(option, index)
+    return option.text
+
+
+def test_a_story_turns_rows_read_at_a_glance_in_half_a_1280_window(qtbot):
+    """Each row of a word problem's turn fits its column as the tree nests it: asides dropped
+    (the formula's labels, the odds), a sentence still too wide ended at a word, not mid-word;
+    the whole label is the tooltip."""
+    store = TraceStore()
+    view = TraceView(store)
+    qtbot.addWidget(view)
+    view.resize(620, 700)  # the trace panel in a 1280x800 window, the splitter at its default
+    view.show()
+    reading = (
+        "The formula 15 − 5 is a reading of the story (79% likely among the candidate formulas of"
+        " its numbers), not a transcription: check it. Other readings: 15 ÷ 5 19%; 15 × 5 1%."
+    )
+    written = "The answer was written from the story's reading and the calculator's result, not the model."
+    asked = "Paige raised 15 goldfish in the pond but stray cats ate them. 5 were eaten. How many are left?"
+    store.apply(ev.TurnStarted(turn_id="t1", text=asked))
+    store.apply(ev.StepStarted(turn_id="t1", step=1, offered=tuple((f"tool{i}", 1.0) for i in range(13))))
+    store.apply(ev.Notice(turn_id="t1", message=reading))
+    call = {
+        "call_id": "t1-1",
+        "server": "calculator",
+        "tool": "evaluate",
+        "arguments": {"expression": "15 - 5"},
+    }
+    store.apply(ev.ToolCallStarted(turn_id="t1", **call))
+    store.apply(ev.Notice(turn_id="t1", message=written))
+    store.apply(ev.CheckFinished(turn_id="t1", attempt=1, verified=True, unbacked=(), will_reask=False))
+    formula = "10 = 15 (Paige raised goldfish in pond) − 5 (were eaten)"
+    store.apply(ev.AnswerReady(turn_id="t1", text="15 − 5 = 10.", verdict="computed", formula=formula))
+    view.tree.expandAll()
+    metrics, style = view.tree.fontMetrics(), view.tree.style()
+    shown = {}
+    for node in store.walk():
+        index = view.model.index_of(node)
+        line = painted(view, index)
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1
+        room = view.tree.visualRect(index).width() - 2 * margin
+        assert metrics.horizontalAdvance(line) <= room, line  # Qt's own eliding has nothing left to cut
+        assert view.model.data(index, Qt.ItemDataRole.ToolTipRole) == node.label
+        whole, stem = view.model.data(index), line.removesuffix("…")
+        assert whole.startswith(stem) and (line == whole or whole[len(stem)] in " ,;:·"), line  # at a word
+        shown.setdefault(node.kind, []).append(line)
+    assert shown["answer"] == ["Answer ≈ computed · 10 = 15 − 5"]
+    assert shown["notice"][0].startswith("The formula 15 − 5 is a reading of the story")
+    assert shown["turn"][0].startswith("Turn 1: Paige raised 15 goldfish") and shown["turn"][0].endswith("…")
