@@ -28,6 +28,7 @@ from app.core.acting import (
     unfinished,
     untouched_place,
 )
+from app.core.backend import BackendError
 from app.core.declined import changes_things
 from app.core.deeds import asked_deed, deed_reask, undone_deed
 from app.core.messages import Message, ToolSpec
@@ -39,6 +40,12 @@ from app.core.toolrun import REFUSED_HERE
 from app.core.tools import USER_SOURCE, Source
 
 DIGIT = re.compile(r"\d")
+# a fenced block (closed or cut off) that calls a function: "```\nmake_file("a.txt")"
+CODE_CALL = re.compile(r"```[\w+-]*[ \t]*\n(?:(?!```).)*?\b[A-Za-z_][\w.]*\(", re.DOTALL)
+CODE_FAILURE = (
+    "The model wrote code for the task instead of using a tool, even when asked to use one: nothing"
+    " was done, and its code is not shown as an answer (the trace keeps it)."
+)
 _AGGREGATE = re.compile(r"\b(?:average|mean|total|sum|altogether|combined|in all)\b", re.IGNORECASE)
 MAX_RETRIES = 2  # re-asks to make a fixed failure's call again: the second one makes the call
 # act re-asks in a turn, however many calls came between: a 1.5B model that kept failing and
@@ -105,6 +112,11 @@ class ActChecks:
         retry = told.startswith(RETRY_OPENING)
         over = self.act_asked >= MAX_ACT_REASKS or self.act_total >= MAX_ACT_TOTAL
         if over and not (retry and self.retries < MAX_RETRIES):
+            if self.act_asked and CODE_CALL.search(answer):
+                # asked to do the task, the model still wrote a program for it: the built-in
+                # answered "add a line to todo.md" with create_file_with_output_file_path(...) in
+                # a fence, cut off in a loop. Code for a deed no tool did is no answer to show.
+                raise BackendError(CODE_FAILURE, category="model")
             return False
         if retry:
             left = unfinished(calls)
