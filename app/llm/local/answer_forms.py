@@ -93,6 +93,12 @@ def calls_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = 
     return sum(len(m.tool_calls) for m in this_turn(messages, backed) if m.role == "assistant")
 
 
+def worked_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> bool:
+    """Whether a call of this turn came back with a result, not an error or a refusal."""
+    turn = this_turn(messages, backed)
+    return any(m.role == "tool" and not m.is_error and not looks_failed(m.text) for m in turn)
+
+
 def repeats_earlier_call(
     call: ToolCall, messages: Sequence[Message], backed: Sequence[str] | None = None
 ) -> bool:

@@ -30,6 +30,7 @@ from app.llm.local.answer_forms import (
     head_forms,
     last_result_forms,
     repeats_earlier_call,
+    worked_this_turn,
 )
 from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.call_operands import operands_for
@@ -168,9 +169,15 @@ class StepRunner:
         return hinted_call(hint, request.tools)
 
     def _answers_only(self, request: ModelRequest) -> bool:
-        """Whether this step may only answer: the model made its calls for this message."""
+        """Whether this step may only answer: the model made its calls for this message. Where
+        the turn requires a call (``must_call``) and none has worked yet, the cap does not hold:
+        it keeps a second call from undoing a right first result, and there is none. Asked "How
+        many products are in the shop database?", the built-in's one call was refused (it sent
+        the schema's own description as the query), and it was held to answering, twice."""
         limit = self.policy.max_tool_calls
-        return limit is not None and calls_this_turn(request.messages, request.backed) >= limit
+        if limit is None or calls_this_turn(request.messages, request.backed) < limit:
+            return False
+        return not (request.must_call and not worked_this_turn(request.messages, request.backed))
 
     def _grammar(
         self, request: ModelRequest, forms: BackedForms | None, notices: list[str]
