@@ -167,7 +167,13 @@ def refusal(turn: CallingTurn, server: str, tool: str, call: ToolCall) -> ToolRe
         (lambda: echoed_reply(tool, call.arguments, done), _echo_result),
         (lambda: ungrounded_place(tool, call.arguments, _given_texts(turn)), ungrounded_result),
         (
-            lambda: described_value(call.arguments, _schema(turn, call), tool, turn.user_text),
+            lambda: described_value(
+                call.arguments,
+                _schema(turn, call),
+                tool,
+                turn.user_text,
+                [n for n, _ in _siblings(turn, server)],
+            ),
             described_result,
         ),
     )

@@ -4,25 +4,31 @@ Asked how many products a database holds, the built-in model sent the sqlite ref
 ``read_query`` with ``"query": "SELECT SQL query to execute"``: the server's description of that
 argument, word for word, which it answered with a syntax error. A value that is its parameter's
 description can be no one's meaning, whatever the tool; the model is told which argument it
-copied, and the server never sees the call. So is a value that is the tool's own name or the
-argument's own name, where the user did not write it: the built-in model sent the git reference
-server's ``git_branch`` with ``"branch_type": "git_branch"``, which the server answered with
+copied, and the server never sees the call. So is a value that is the tool's own name, the
+argument's own name or the name of another tool of its server (``git_add`` of the files
+``["git_commit", "git_commit_log"]``), where the user did not write it: the built-in model sent
+the git reference server's ``git_branch`` with ``"branch_type": "git_branch"``, which the server answered with
 "Invalid branch type". A user's "make a branch called git_branch" still runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 DESCRIBED_NOT_RUN = "Not run (it copies the tool's description):"
 
 
 def described_value(
-    arguments: Mapping[str, Any], schema: Mapping[str, Any], tool: str = "", said: str = ""
+    arguments: Mapping[str, Any],
+    schema: Mapping[str, Any],
+    tool: str = "",
+    said: str = "",
+    siblings: Sequence[str] = (),
 ) -> str:
-    """Why an argument is its own description, or the tool's or its own name ("" where none is).
-    ``tool``: the tool's name; ``said``: the user's words, where a name may be meant."""
+    """Why an argument is its own description, or a tool's or its own name ("" where none is).
+    ``tool``: the tool's name; ``said``: the user's words, where a name may be meant;
+    ``siblings``: the names of the other tools of its server (``git_add`` of ``["git_commit"]``)."""
     properties = schema.get("properties")
     properties = properties if isinstance(properties, Mapping) else {}
     for key, value in arguments.items():
@@ -32,18 +38,25 @@ def described_value(
         if copied and _plain(value):
             return f"{key} {value!r} is the schema's description of {key}, not a value"
         short = tool.rsplit(".", 1)[-1]
-        named = _echoed_name(value, key, short, _plain(said))
+        named = _echoed_name(value, (short, key, *siblings), _plain(said))
         if named:
-            whose = "tool" if named.lower() == short.lower() else "argument"
-            return f"{key} {named!r} is the {whose}'s own name, not a value"
+            lowered = named.lower()
+            whose = (
+                "the tool's own"
+                if lowered == short.lower()
+                else "the argument's own"
+                if lowered == key.lower()
+                else "another tool's"
+            )
+            return f"{key} {named!r} is {whose} name, not a value"
     return ""
 
 
-def _echoed_name(value: Any, key: str, tool: str, said: str) -> str:
-    """The tool's or the argument's own name, where ``value`` (or an item of it) is one and the
-    user's words do not hold it; else ""."""
+def _echoed_name(value: Any, names_given: Sequence[str], said: str) -> str:
+    """One of ``names_given``, where ``value`` (or an item of it) is one and the user's words do
+    not hold it; else ""."""
     items = value if isinstance(value, list) else [value]
-    names = {name.lower() for name in (tool, key) if name}
+    names = {name.lower() for name in names_given if name}
     for item in items:
         if isinstance(item, str) and item.strip().lower() in names and item.strip().lower() not in said:
             return item.strip()

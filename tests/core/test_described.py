@@ -100,3 +100,13 @@ def test_a_name_the_user_wrote_runs() -> None:
     said = "Does a branch called git_branch contain the commit abc123 in /tmp/p?"
     arguments = {"repo_path": "/tmp/p", "branch_type": "local", "contains": "git_branch"}
     assert described_value(arguments, GIT_BRANCH, "git_branch", said) == ""
+
+
+def test_another_tool_of_the_server_as_a_file_is_refused() -> None:
+    arguments = {"repo_path": "/tmp/p", "files": ["git_commit", "git_commit_log"]}
+    siblings = ["git_status", "git_add", "git_commit", "git_log"]
+    why = described_value(arguments, {}, "git.git_add", "Commit the changes in /tmp/p.", siblings)
+    assert why == "files 'git_commit' is another tool's name, not a value"
+    assert (
+        described_value({"files": ["notes.txt"]}, {}, "git_add", "Stage notes.txt in /tmp/p.", siblings) == ""
+    )
