@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.core.failed_note import DOWN_NOTE, FAILED_NOTE
+from app.core.failed_note import DOWN_NOTE, FAILED_NOTE, UNDONE_NOTE
 from bench import _real_tasks_servers as servers
 from bench import _real_tasks_workspace as ws
 from bench._raw_peer import written_call
@@ -82,7 +82,8 @@ def judged(task: Task, side: str, project: Path, answer: str, calls: list[Any], 
     """``calls``: (server, tool, arguments, is_error) for every call the turn made."""
     # the app's lines under an answer whose last call failed (or no call served, a server down) quote
     # errors: no value the answer states
-    stated = re.split(f"(?:^|\n\n)(?:{re.escape(FAILED_NOTE)}|{re.escape(DOWN_NOTE)})", answer)[0]
+    notes = "|".join(re.escape(n) for n in (FAILED_NOTE, UNDONE_NOTE, DOWN_NOTE))
+    stated = re.split(f"(?:^|\n\n)(?:{notes})", answer)[0]
     written = written_as_text(stated)
     unapproved = rest.pop("unapproved")
     if "offered" in rest:  # the bundled calculator, converter and clock do not count here

@@ -13,6 +13,7 @@ from app.core import events as ev
 from app.core.act_check import DIGIT, ActChecks, CheckedTurn
 from app.core.acting import REFUSAL_REASK, results_reask
 from app.core.backend import BackendError
+from app.core.deeds import undone_deed
 from app.core.echo import ECHO_FAILURE, ECHO_REASK, EchoDetector
 from app.core.failed_note import APP_SAID, down_note, with_failure_note
 from app.core.messages import Message
@@ -93,7 +94,10 @@ class AnswerCheck(ActChecks):
         checked = verdict is not None
         states = getattr(turn.s.tools, "states", None)  # a supervisor's; a bare provider has none
         down = down_note(states() if callable(states) else (), turn.s.told_down)
-        answer = with_failure_note(answer, outcome.tool_calls, down)  # after the check: the app's words
+        undone = bool(undone_deed(turn.user_text, outcome.tool_calls, turn.s.tools.list_tools()))
+        answer = with_failure_note(
+            answer, outcome.tool_calls, down, undone
+        )  # after the check: the app's words
         outcome.answer, outcome.unbacked = answer, check.unbacked
         outcome.verdict = verdict.kind if verdict else None
         outcome.verified = None if verdict is None else verdict.kind == "verified"

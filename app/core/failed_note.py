@@ -29,6 +29,9 @@ from app.core.running import CANCELLED_TEXT
 from app.core.toolrun import NOT_APPROVED
 
 FAILED_NOTE = "⚠ The last call failed:"
+# a deed asked for and not done, whose last failure came before a call that worked (the built-in,
+# told "database is locked", went on to a call that did not add the product)
+UNDONE_NOTE = "⚠ Not done; a call failed:"
 # What the app itself answers a malformed call with (app.core.toolrun, app.core.calling): the
 # model's mistake, told to the model; the person has nothing to act on there.
 APP_SAID = ("Not run (", "Arguments for ", "Arguments do not match ", "Unknown tool ")
@@ -46,9 +49,20 @@ _UNMERGED = re.compile(r"^\d{6} [0-9a-f]{40} [123]\s+(\S.*)$")
 _DOWN = frozenset({"crashed", "failed", "restarting", "unauthorized"})  # not a server the person stopped
 
 
-def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
-    """The line that ends an answer whose turn's last call failed, or ""."""
+def failure_note(calls: Sequence[CallRecord], answer: str, undone: bool = False) -> str:
+    """The line that ends an answer whose turn's last call failed, or, where the deed the request
+    asked for was not done (``undone``), whose last failure stands unfixed by a later call of the
+    same tool; else ""."""
     last = calls[-1] if calls else None
+    opening = FAILED_NOTE
+    if undone and last is not None and not last.failed:
+        earlier = [
+            c
+            for c in calls
+            if c.failed
+            and not any(later.tool == c.tool and not later.failed for later in calls[calls.index(c) + 1 :])
+        ]
+        last, opening = (earlier[-1], UNDONE_NOTE) if earlier else (None, opening)
     if last is None or not last.failed or last.result.startswith(APP_SAID):
         return ""
     if NOT_APPROVED in last.result or last.result.startswith(CANCELLED_TEXT):  # the person's own doing
@@ -57,7 +71,7 @@ def failure_note(calls: Sequence[CallRecord], answer: str) -> str:
     said = answer.lower().replace("`", "'")
     if not first or first.lower() in said or _without_where(first).lower() in said:
         return ""
-    return f"{FAILED_NOTE} {last.server}.{last.tool} said `{first}`{_meaning(first)}"
+    return f"{opening} {last.server}.{last.tool} said `{first}`{_meaning(first)}"
 
 
 def _without_where(error: str) -> str:
@@ -89,8 +103,8 @@ def down_note(states: Iterable[Any], told: dict[str, str]) -> str:
     return f"{DOWN_NOTE} {'; '.join(down)}" if down else ""
 
 
-def with_failure_note(answer: str, calls: Sequence[CallRecord], down: str = "") -> str:
-    notes = [n for n in (failure_note(calls, answer), down) if n]
+def with_failure_note(answer: str, calls: Sequence[CallRecord], down: str = "", undone: bool = False) -> str:
+    notes = [n for n in (failure_note(calls, answer, undone), down) if n]
     if not notes:
         return answer
     return "\n\n".join([_closed(answer.rstrip()), *notes] if answer.strip() else notes)

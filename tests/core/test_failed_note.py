@@ -10,7 +10,14 @@ import sys
 import pytest
 
 from app.core.backend import ToolCallChunk
-from app.core.failed_note import DOWN_NOTE, FAILED_NOTE, down_note, failure_note, with_failure_note
+from app.core.failed_note import (
+    DOWN_NOTE,
+    FAILED_NOTE,
+    UNDONE_NOTE,
+    down_note,
+    failure_note,
+    with_failure_note,
+)
 from app.core.messages import ToolCall
 from app.core.records import CallRecord
 from app.core.running import CANCELLED_TEXT
@@ -183,3 +190,17 @@ async def test_a_calculation_the_calculator_refused_is_not_asked_for_again(tmp_p
     assert [c.failed for c in outcome.tool_calls] == [True]
     assert len(backend.requests) == 2  # the refusal is the answer's subject: no third step
     assert outcome.answer.startswith("Division by zero is undefined")
+
+
+def test_a_deed_not_done_names_the_failure_a_later_call_did_not_fix() -> None:
+    locked = CallRecord("sqlite", "list_tables", {}, "Database error: database is locked", True, 1.0)
+    junk = CallRecord(
+        "sqlite", "append_insight", {"insight": "add_insight"}, "Insight added to memo", False, 1.0
+    )
+    answer = "The list_tables call has been made again."
+    assert failure_note([locked, junk], answer, undone=True) == (
+        f"{UNDONE_NOTE} sqlite.list_tables said `Database error: database is locked`"
+    )
+    assert failure_note([locked, junk], answer) == ""  # the deed done (or none asked): the call worked last
+    fixed = CallRecord("sqlite", "list_tables", {}, "[{'name': 'products'}]", False, 1.0)
+    assert failure_note([locked, fixed, junk], answer, undone=True) == ""  # fixed by a later call
