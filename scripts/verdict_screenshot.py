@@ -32,8 +32,12 @@ QUESTIONS = (
 
 
 async def shoot(app: QApplication, out: Path, servers_path: Path) -> Path:
+    from app.mcp.retrieval.static import prepare
     from app.settings import Settings
 
+    # as `make run` does before it opens the window: the tool index's table is distilled once
+    # per machine, and in these fresh folders the first turn would wait for it (docs/benchmarks.md)
+    prepare()
     up = {"calculator": "ready", "converter": "ready"}
     async with real_window(Settings(strict=True, backend="local"), servers_path, up) as window:
         for question in QUESTIONS:
