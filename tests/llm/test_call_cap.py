@@ -1,5 +1,6 @@
-"""The built-in's one call a message, on the real SmolLM2: after a call that worked it answers;
-where the turn requires a call and none has worked (the app refused the only one), it calls."""
+"""The built-in's one call a message, on the real SmolLM2: after a call its server answered, with
+a result or an error, it answers; where the turn requires a call and the app refused the only one
+(no server said anything), it calls."""
 
 from __future__ import annotations
 
@@ -51,5 +52,8 @@ async def test_a_required_call_is_made_when_the_only_call_so_far_was_refused(smo
     assert call.arguments != {"query": "SELECT SQL query to execute"}  # not the refused call again
 
 
-async def test_after_a_call_that_worked_the_one_call_cap_still_holds(smol) -> None:
-    assert await calls_made(smol, after_one_call("[{'COUNT(*)': 5}]", is_error=False)) == []
+@pytest.mark.parametrize(
+    ("result", "is_error"), [("[{'COUNT(*)': 5}]", False), ("Database error: database is locked", True)]
+)
+async def test_after_a_call_its_server_answered_the_one_call_cap_still_holds(smol, result, is_error) -> None:
+    assert await calls_made(smol, after_one_call(result, is_error)) == []

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from app.core.backend import ModelRequest
 from app.core.calculator_text import call_formula, exact_part
+from app.core.failed_note import APP_SAID
 from app.core.messages import Message, ToolCall
 from app.core.records import looks_failed
 from app.llm.local.backed import backed_forms, result_units
@@ -93,10 +94,11 @@ def calls_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = 
     return sum(len(m.tool_calls) for m in this_turn(messages, backed) if m.role == "assistant")
 
 
-def worked_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> bool:
-    """Whether a call of this turn came back with a result, not an error or a refusal."""
+def answered_this_turn(messages: Sequence[Message], backed: Sequence[str] | None = None) -> bool:
+    """Whether a call of this turn reached its server: a result or the server's own error, not
+    the app's refusal (app.core.failed_note.APP_SAID), which told the model nothing of the world."""
     turn = this_turn(messages, backed)
-    return any(m.role == "tool" and not m.is_error and not looks_failed(m.text) for m in turn)
+    return any(m.role == "tool" and not m.text.startswith(APP_SAID) for m in turn)
 
 
 def repeats_earlier_call(

@@ -25,12 +25,12 @@ from app.core.backend import BackendError, Chunk, ModelRequest, StepDone, TextCh
 from app.core.messages import Message, ToolCall, ToolSpec
 from app.llm.local.answer_forms import (
     answer_units,
+    answered_this_turn,
     calls_this_turn,
     formulas,
     head_forms,
     last_result_forms,
     repeats_earlier_call,
-    worked_this_turn,
 )
 from app.llm.local.backed import BackedForms, backed_forms, with_schema_numbers
 from app.llm.local.call_operands import operands_for
@@ -170,14 +170,16 @@ class StepRunner:
 
     def _answers_only(self, request: ModelRequest) -> bool:
         """Whether this step may only answer: the model made its calls for this message. Where
-        the turn requires a call (``must_call``) and none has worked yet, the cap does not hold:
-        it keeps a second call from undoing a right first result, and there is none. Asked "How
-        many products are in the shop database?", the built-in's one call was refused (it sent
-        the schema's own description as the query), and it was held to answering, twice."""
+        the turn requires a call (``must_call``) and every call so far was refused in the app, the
+        cap does not hold: it keeps a second call from undoing what a server said, and no server
+        has said anything. Asked "How many products are in the shop database?", the built-in's one
+        call was refused (it sent the schema's own description as the query), and it was held to
+        answering, twice. Told "database is locked" by the server, it is held still: made to call
+        again, it appended "add_insight" to the database's memo instead of saying why."""
         limit = self.policy.max_tool_calls
         if limit is None or calls_this_turn(request.messages, request.backed) < limit:
             return False
-        return not (request.must_call and not worked_this_turn(request.messages, request.backed))
+        return not (request.must_call and not answered_this_turn(request.messages, request.backed))
 
     def _grammar(
         self, request: ModelRequest, forms: BackedForms | None, notices: list[str]
