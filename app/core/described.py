@@ -31,14 +31,14 @@ def described_value(
     ``siblings``: the names of the other tools of its server (``git_add`` of ``["git_commit"]``)."""
     properties = schema.get("properties")
     properties = properties if isinstance(properties, Mapping) else {}
+    short, heard = tool.rsplit(".", 1)[-1], _plain(said)
     for key, value in arguments.items():
         spec = properties.get(key)
         described = spec.get("description") if isinstance(spec, Mapping) else None
         copied = isinstance(value, str) and isinstance(described, str) and _plain(value) == _plain(described)
         if copied and _plain(value):
             return f"{key} {value!r} is the schema's description of {key}, not a value"
-        short = tool.rsplit(".", 1)[-1]
-        named = _echoed_name(value, (short, key, *siblings), _plain(said))
+        named = _echoed_name(value, (short, key, *siblings), heard)
         if named:
             lowered = named.lower()
             whose = (

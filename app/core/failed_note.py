@@ -56,13 +56,7 @@ def failure_note(calls: Sequence[CallRecord], answer: str, undone: bool = False)
     last = calls[-1] if calls else None
     opening = FAILED_NOTE
     if undone and last is not None and not last.failed:
-        earlier = [
-            c
-            for c in calls
-            if c.failed
-            and not any(later.tool == c.tool and not later.failed for later in calls[calls.index(c) + 1 :])
-        ]
-        last, opening = (earlier[-1], UNDONE_NOTE) if earlier else (None, opening)
+        last, opening = _unfixed(calls), UNDONE_NOTE
     if last is None or not last.failed or last.result.startswith(APP_SAID):
         return ""
     if NOT_APPROVED in last.result or last.result.startswith(CANCELLED_TEXT):  # the person's own doing
@@ -72,6 +66,17 @@ def failure_note(calls: Sequence[CallRecord], answer: str, undone: bool = False)
     if not first or first.lower() in said or _without_where(first).lower() in said:
         return ""
     return f"{opening} {last.server}.{last.tool} said `{first}`{_meaning(first)}"
+
+
+def _unfixed(calls: Sequence[CallRecord]) -> CallRecord | None:
+    """The last failed call that no later call of the same tool made work, or None."""
+    fixed: set[str] = set()
+    for call in reversed(calls):
+        if not call.failed:
+            fixed.add(call.tool)
+        elif call.tool not in fixed:
+            return call
+    return None
 
 
 def _without_where(error: str) -> str:
